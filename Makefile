@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+# Transmit batching for Linux 6.1: the patch series and its test bed.
+#
+#   make check      the whole test run: KUnit, then the selftests in QEMU
+#   make kunit      KUnit suites under QEMU
+#   make selftest   net/batching kselftests in two QEMU guests
+#   make kernel     build the one kernel (incremental, ccache)
+#   make tree       extract the Debian tree (once) and apply the series
+#   make series     write a mailable series (cover letter + patches)
+#   make export     write the tree's commits back into patches/ kunit/ selftests/
+#   make checkpatch checkpatch.pl --strict on every patch
+#   make deps       install the Debian packages all of this needs
+#
+# Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
+# TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS.
+
+export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS
+
+S := scripts
+
+.PHONY: help check kunit selftest kernel tree series export checkpatch deps clean
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+check: tree
+	$(S)/check.sh
+
+kunit: tree
+	$(S)/kernel.sh kunit
+
+selftest: kernel
+	$(S)/selftest.sh
+
+kernel: tree
+	$(S)/kernel.sh build
+
+tree: deps
+	$(S)/tree.sh
+
+series: tree
+	$(S)/series.sh
+
+export:
+	$(S)/export.sh
+
+checkpatch: tree
+	$(S)/checkpatch.sh
+
+deps:
+	$(S)/deps.sh
+
+clean:
+	rm -rf results

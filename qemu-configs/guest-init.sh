@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of a test-bed guest (command line built in guests.sh). Mounts what a
+# read-only 9p root needs, names and addresses the two NICs by MAC, then
+#   guest b: serves the control agent until guest a says "poweroff";
+#   guest a: runs $out/job-a.sh (written by the host) with the peer's
+#            addresses and the remote-command prefix in its environment.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+AGENT_PORT=7000
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+for d in /dev/shm /tmp /run /var/tmp /var/log /var/lib /root /mnt; do
+	mount -t tmpfs tmpfs "$d"
+done
+
+arg() { sed -n "s/.*testbed\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+name=$(arg name)
+out=$(arg out)
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$out" ||
+	echo "testbed: cannot mount the results share at $out"
+hostname "guest-$name"
+case "$name" in
+a) n=1 peer=2 ;;
+*) n=2 peer=1 ;;
+esac
+
+# Rename by MAC: 52:54:00:00:00:0N is the wire, 52:54:00:00:01:0N control.
+for i in /sys/class/net/*; do
+	case "$(cat "$i/address")" in
+	52:54:00:00:00:*) ip link set "${i##*/}" name wire0 ;;
+	52:54:00:00:01:*) ip link set "${i##*/}" name ctl0 ;;
+	esac
+done
+ip link set wire0 name eth0
+ip link set ctl0 name eth1
+ip link set lo up
+ip addr add "192.0.2.$n/24" dev eth0
+ip -6 addr add "2001:db8::$n/64" dev eth0 nodad
+ip addr add "198.51.100.$n/24" dev eth1
+ip link set eth0 up
+ip link set eth1 up
+
+echo "testbed: guest $name up: $(uname -r), eth0=$(ethtool -i eth0 | sed -n 's/^driver: //p')"
+
+if [ "$name" = b ]; then
+	python3 "$REPO/qemu-configs/peer-agent.py" serve "198.51.100.$n" "$AGENT_PORT"
+else
+	export BATCHING_DEV=eth0
+	export BATCHING_PEER=192.0.2.$peer BATCHING_PEER6=2001:db8::$peer
+	export BATCHING_LOCAL=192.0.2.$n
+	export BATCHING_REMOTE="python3 $REPO/qemu-configs/peer-agent.py call 198.51.100.$peer:$AGENT_PORT"
+	export TESTBED_OUT=$out
+	# Wait for the peer's agent (its boot may lag ours).
+	for i in $(seq 120); do
+		$BATCHING_REMOTE true 2>/dev/null && break
+		sleep 1
+	done
+	if [ -f "$out/job-a.sh" ]; then
+		bash "$out/job-a.sh"
+		echo "testbed: job-a.sh exited with $?"
+	else
+		echo "testbed: no $out/job-a.sh to run"
+	fi
+	$BATCHING_REMOTE --poweroff 2>/dev/null
+fi
+sync
+poweroff -f

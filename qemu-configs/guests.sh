@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+# QEMU command lines of the test bed, in one place. Sourced after
+# scripts/lib.sh. Two guests, A and B, boot the project's bzImage with this
+# machine's / as a read-only 9p root and are joined by two point-to-point
+# links, both QEMU socket netdevs on 127.0.0.1 (never user-mode networking):
+#   wire: e1000 <-> e1000, the link under test (192.0.2.0/24, 2001:db8::/64)
+#   ctl:  virtio-net <-> virtio-net, the harness's control link
+#         (198.51.100.0/24), so that tests may take the wire down.
+
+GUEST_MEM=${GUEST_MEM:-1024}
+
+# guest_accel: "tcg", or "kvm" when ACCEL=kvm or a short boot probe shows
+# that KVM guests get past the decompressor here. The probe's verdict is
+# cached per machine in $CACHE_DIR/accel.
+guest_accel() {
+	local cache=$CACHE_DIR/accel log
+	case "${ACCEL:-auto}" in
+	tcg|kvm) echo "$ACCEL"; return ;;
+	auto) ;;
+	*) die "ACCEL must be auto, tcg or kvm" ;;
+	esac
+	if [ -s "$cache" ]; then
+		cat "$cache"
+		return
+	fi
+	if [ ! -w /dev/kvm ] || [ ! -f "$BZIMAGE" ]; then
+		echo tcg
+		return
+	fi
+	# A kernel without a root file system panics within seconds under a
+	# working KVM; here KVM guests hang at "Decompressing Linux...".
+	log=$(mktemp)
+	timeout 20 qemu-system-x86_64 -accel kvm -m 256 -nodefaults -nographic \
+		-no-reboot -kernel "$BZIMAGE" -append "console=ttyS0 panic=-1" \
+		-serial "file:$log" -display none >/dev/null 2>&1 || true
+	if grep -q "Kernel panic" "$log"; then
+		echo kvm > "$cache"
+	else
+		echo tcg > "$cache"
+	fi
+	rm -f "$log"
+	cat "$cache"
+}
+
+# free_port: a TCP port on 127.0.0.1 that nobody listens on right now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_listen PORT: until QEMU listens on 127.0.0.1:PORT (10 s at most).
+wait_listen() {
+	local i
+	for i in $(seq 100); do
+		ss -Hltn "src 127.0.0.1:$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
+# (a or b). Guest b listens on the two link ports, guest a connects.
+# OUTDIR is shared read-write at the same path; everything else is the
+# host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
+guest_cmdline() {
+	local name=$1 out=$2 accel side n
+	shift 2
+	accel=$(guest_accel)
+	case "$name" in
+	a) n=1; side=connect ;;
+	b) n=2; side=listen ;;
+	*) die "guest name must be a or b" ;;
+	esac
+	echo -accel "$accel" -smp 1 -m "$GUEST_MEM" -nodefaults -nographic \
+		-no-reboot -display none \
+		-kernel "$BZIMAGE" \
+		-append "'console=ttyS0 root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/qemu-configs/guest-init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
+		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
+		-device "e1000,netdev=wire,mac=52:54:00:00:00:0$n" \
+		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
+		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n" \
+		-serial "file:$out/guest-$name.console"
+}
+
+# guests_run OUTDIR TIMEOUT [KEY=VALUE...]: boot B, then A, wait for A to
+# power off, give B 30 s to follow (A tells it to), then stop it. Kills both
+# on timeout or interrupt. Returns non-zero when A did not power off by
+# itself in time.
+guests_run() {
+	local out=$1 limit=$2 rc=0 i
+	shift 2
+	local -a qa qb
+	WIRE_PORT=$(free_port)
+	CTL_PORT=$(free_port)
+	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
+	eval "qb=($(guest_cmdline b "$out" "$@"))"
+	eval "qa=($(guest_cmdline a "$out" "$@"))"
+	GUEST_B=; GUEST_A=
+	trap 'kill $GUEST_A $GUEST_B 2>/dev/null; wait; exit 130' INT TERM
+	timeout -k 10 "$limit" qemu-system-x86_64 "${qb[@]}" &
+	GUEST_B=$!
+	if ! wait_listen "$WIRE_PORT" || ! wait_listen "$CTL_PORT"; then
+		kill $GUEST_B
+		die "guest b did not start (see $out/guest-b.console)"
+	fi
+	timeout -k 10 "$limit" qemu-system-x86_64 "${qa[@]}" &
+	GUEST_A=$!
+	wait $GUEST_A || rc=$?
+	for i in $(seq 30); do
+		kill -0 $GUEST_B 2>/dev/null || break
+		sleep 1
+	done
+	kill $GUEST_B 2>/dev/null || true
+	wait $GUEST_B 2>/dev/null || true
+	trap - INT TERM
+	[ $rc -eq 124 ] && echo "guest a timed out after $limit s" >&2
+	return $rc
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run commands on the peer guest over the control link.
+
+  peer-agent.py serve ADDR PORT        (guest b) run requests until poweroff
+  peer-agent.py call ADDR:PORT CMD...  (guest a) run CMD on the peer through
+                                       bash, print its output, exit with its
+                                       status
+  peer-agent.py call ADDR:PORT --poweroff
+
+The control link is a QEMU socket netdev private to the two guests. Commands
+that must outlive the call have to redirect their output and go to the
+background (setsid CMD >/dev/null 2>&1 &).
+"""
+import json
+import socket
+import subprocess
+import sys
+
+
+def recv_all(conn):
+    data = b''
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def serve(addr, port):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((addr, int(port)))
+    srv.listen(8)
+    while True:
+        conn, _ = srv.accept()
+        with conn:
+            req = json.loads(recv_all_until_shutdown(conn))
+            if req.get('poweroff'):
+                conn.sendall(json.dumps({'rc': 0, 'out': '', 'err': ''}).encode())
+                return
+            try:
+                p = subprocess.run(['bash', '-c', req['cmd']], capture_output=True,
+                                   timeout=req.get('timeout', 900))
+                resp = {'rc': p.returncode,
+                        'out': p.stdout.decode(errors='replace'),
+                        'err': p.stderr.decode(errors='replace')}
+            except subprocess.TimeoutExpired:
+                resp = {'rc': 124, 'out': '', 'err': 'peer-agent: timed out\n'}
+            conn.sendall(json.dumps(resp).encode())
+
+
+def recv_all_until_shutdown(conn):
+    return recv_all(conn).decode()
+
+
+def call(target, argv):
+    host, port = target.rsplit(':', 1)
+    if argv == ['--poweroff']:
+        req = {'poweroff': True}
+    else:
+        req = {'cmd': ' '.join(argv)}
+    with socket.create_connection((host, int(port)), timeout=5) as conn:
+        conn.settimeout(None)
+        conn.sendall(json.dumps(req).encode())
+        conn.shutdown(socket.SHUT_WR)
+        resp = json.loads(recv_all(conn).decode())
+    sys.stdout.write(resp['out'])
+    sys.stderr.write(resp['err'])
+    return resp['rc']
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == 'serve':
+        serve(sys.argv[2], sys.argv[3])
+        return 0
+    if len(sys.argv) >= 4 and sys.argv[1] == 'call':
+        return call(sys.argv[2], sys.argv[3:])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

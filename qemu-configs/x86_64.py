@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# kunit.py --qemu_config for this project: stock x86_64 settings plus the
+# serial console. The accelerator is not set here: the Makefile adds
+# "--qemu_args=-accel tcg" (or kvm when a boot probe succeeded), so the
+# command line kunit.py prints says which one ran.
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y''',
+			   qemu_arch='x86_64',
+			   kernel_path='arch/x86/boot/bzImage',
+			   kernel_command_line='console=ttyS0',
+			   extra_qemu_params=['-bios', 'qboot.rom', '-m', '1024'])

@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: the whole test run. KUnit first, then the selftests in the
+# two guests (even when KUnit failed, so one run shows everything), then
+# one closing line counting every test case.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+rc=0
+"$REPO/scripts/kernel.sh" kunit || rc=1
+say "KUnit done after $(($(date +%s) - start)) s"
+"$REPO/scripts/selftest.sh" || rc=1
+say "selftests done after $(($(date +%s) - start)) s"
+"$REPO/scripts/summary.py" "$RESULTS/kunit.json" "$RESULTS/selftest/kselftest.tap" || rc=1
+exit $rc

@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make checkpatch: scripts/checkpatch.pl --strict on every patch of the
+# series, as the netdev CI runs it. Fails when any patch has a problem.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rc=0
+for p in $(series_files); do
+	if ! (cd "$TREE" && scripts/checkpatch.pl --strict -q \
+		--max-line-length=80 "$p"); then
+		echo "checkpatch: ${p#"$REPO"/} has problems"
+		rc=1
+	fi
+done
+[ $rc -eq 0 ] && say "checkpatch --strict: $(series_files | wc -l) patches clean"
+exit $rc

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the build, the QEMU guests and the tests need, from Debian's
+# packages. Idempotent: apt-get runs only when something is missing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PKGS=(
+	# the kernel tree and its build
+	linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev
+	kmod cpio rsync xz-utils git ccache python3
+	# the guests
+	qemu-system-x86
+	# what the guests run (from the host's / over 9p)
+	iproute2 iputils-ping ethtool iperf3 procps util-linux
+	rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	say "all ${#PKGS[@]} packages present"
+	exit 0
+fi
+say "installing: ${missing[*]}"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

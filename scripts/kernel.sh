@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The one kernel: built and run by kunit.py from the repo's kunitconfig.
+#   kernel.sh build   - configure and build (incremental, ccache)
+#   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$REPO/qemu-configs/guests.sh"
+
+[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+mkdir -p "$BUILD" "$RESULTS"
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
+
+kunit_py() {
+	local cmd=$1
+	shift
+	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
+		--arch=x86_64 --kunitconfig="$REPO/kunitconfig" \
+		--qemu_config="$REPO/qemu-configs/x86_64.py" \
+		--build_dir="$BUILD" --make_options "CC=ccache gcc" "$@")
+}
+
+case "${1:-}" in
+build)
+	start=$(date +%s)
+	kunit_py build --jobs="$JOBS"
+	say "kernel built in $(($(date +%s) - start)) s: $BZIMAGE"
+	;;
+kunit)
+	accel=$(guest_accel)
+	say "KUnit under QEMU, accelerator: $accel"
+	kunit_py run --jobs="$JOBS" --qemu_args="-accel $accel" \
+		--json="$RESULTS/kunit.json" 2>&1 | tee "$RESULTS/kunit.log"
+	;;
+*)
+	die "usage: $0 build|kunit"
+	;;
+esac

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings and helpers for the host-side scripts. Sourced, not run.
+# Every path and default lives here once; the Makefile passes overrides in
+# the environment (CACHE_DIR, TREE, BUILD, RESULTS, ACCEL, JOBS).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xmit-batching}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
+BUILD=${BUILD:-$CACHE_DIR/build}
+RESULTS=${RESULTS:-$REPO/results}
+JOBS=${JOBS:-$(nproc)}
+BZIMAGE=$BUILD/arch/x86/boot/bzImage
+
+# The three homes of the series, in no particular order: patches are
+# applied sorted by their global number (NNNN-), whatever their directory.
+SERIES_DIRS="patches kunit selftests"
+
+say()  { printf '==> %s\n' "$*"; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# series_files: every patch of the series, in application order.
+series_files() {
+	local d f
+	for d in $SERIES_DIRS; do
+		for f in "$REPO/$d"/[0-9][0-9][0-9][0-9]-*.patch; do
+			if [ -f "$f" ]; then echo "$f"; fi
+		done
+	done | awk -F/ '{ print $NF "\t" $0 }' | sort | cut -f2-
+}
+
+# series_hash: identifies the series content; stored with the applied tree.
+series_hash() {
+	series_files | xargs -r cat | sha256sum | cut -d' ' -f1
+}
+
+tree_version() {
+	local v
+	v=$(make -s -C "$TREE" kernelversion 2>/dev/null)
+	echo "${v:-unknown} ($(dpkg-query -W -f='${Package} ${Version}' linux-source-6.1 2>/dev/null || echo "$TARBALL"))"
+}
