@@ -14,6 +14,12 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
+# devtmpfs has no /dev/fd or /dev/std*; the kselftest runner writes to
+# /dev/stdout.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 for d in /dev/shm /tmp /run /var/tmp /var/log /var/lib /root /mnt; do
 	mount -t tmpfs tmpfs "$d"

@@ -8,6 +8,8 @@ set -euo pipefail
 PKGS=(
 	# the kernel tree and its build
 	linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev
+	# checkpatch.pl and its spdxcheck.py
+	codespell python3-ply python3-git
 	kmod cpio rsync xz-utils git ccache python3
 	# the guests
 	qemu-system-x86

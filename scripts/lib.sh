@@ -3,6 +3,10 @@
 # Every path and default lives here once; the Makefile passes overrides in
 # the environment (CACHE_DIR, TREE, BUILD, RESULTS, ACCEL, JOBS).
 
+# Debian's tools first: the python3 modules checkpatch.pl and kunit.py use
+# come from Debian's packages, not from whatever python3 is first in PATH.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xmit-batching}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
