@@ -12,4 +12,4 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0',
-			   extra_qemu_params=['-bios', 'qboot.rom', '-m', '1024'])
+			   extra_qemu_params=['-bios', 'qboot.rom'])

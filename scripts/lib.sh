@@ -20,6 +20,13 @@ BZIMAGE=$BUILD/arch/x86/boot/bzImage
 # applied sorted by their global number (NNNN-), whatever their directory.
 SERIES_DIRS="patches kunit selftests"
 
+# The project's identity: patches are authored by the project.
+PROJECT_NAME="xmit-batching project"
+PROJECT_EMAIL="xmit-batching@localhost"
+git_tree() {
+	git -C "$TREE" -c user.name="$PROJECT_NAME" -c user.email="$PROJECT_EMAIL" "$@"
+}
+
 say()  { printf '==> %s\n' "$*"; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 

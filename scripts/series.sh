@@ -9,7 +9,7 @@ out=$RESULTS/series
 cover=$REPO/patches/cover-letter.txt
 [ -f "$cover" ] || die "missing $cover"
 rm -rf "$out"
-git -C "$TREE" format-patch -q --cover-letter --zero-commit --no-signature \
+git_tree format-patch -q --cover-letter --zero-commit --no-signature \
 	--subject-prefix="PATCH net-next" -o "$out" pristine..HEAD
 # Fill in the cover letter: first line of cover-letter.txt is the subject.
 python3 - "$out"/0000-cover-letter.patch "$cover" <<'PY'
