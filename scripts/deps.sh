@@ -14,7 +14,7 @@ PKGS=(
 	# the guests
 	qemu-system-x86
 	# what the guests run (from the host's / over 9p)
-	iproute2 iputils-ping ethtool iperf3 procps util-linux
+	iproute2 iputils-ping ethtool iperf3 procps util-linux strace
 	rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 )
 
