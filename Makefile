@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Transmit batching for Linux 6.1: the patch series and its test bed.
 #
+#   make demo       batching at work in two QEMU guests: table, CSV, chart
 #   make check      the whole test run: KUnit, then the selftests in QEMU
 #   make kunit      KUnit suites under QEMU
 #   make selftest   net/batching kselftests in two QEMU guests
@@ -18,10 +19,13 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS
 
 S := scripts
 
-.PHONY: help check kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo check kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
+
+demo: kernel
+	$(S)/demo.sh
 
 check: tree
 	$(S)/check.sh

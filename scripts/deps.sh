@@ -11,6 +11,8 @@ PKGS=(
 	# checkpatch.pl and its spdxcheck.py
 	codespell python3-ply python3-git
 	kmod cpio rsync xz-utils git ccache python3
+	# the demo's chart
+	python3-matplotlib
 	# the guests
 	qemu-system-x86
 	# what the guests run (from the host's / over 9p)
