@@ -5,7 +5,7 @@
 #   make check      the whole test run: KUnit, then the selftests in QEMU
 #   make kunit      KUnit suites under QEMU
 #   make selftest   net/batching kselftests in two QEMU guests
-#   make kernel     build the one kernel (incremental, ccache)
+#   make kernel     build the test kernel (KERNEL=release: the demo/bench one)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
 #   make export     write the tree's commits back into patches/ kunit/ selftests/
@@ -13,9 +13,10 @@
 #   make deps       install the Debian packages all of this needs
 #
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
-# TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS.
+# TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
+# KERNEL (test|release).
 
-export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS
+export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL
 
 S := scripts
 
@@ -24,8 +25,10 @@ S := scripts
 help:
 	@sed -n 's/^#   //p' Makefile
 
-demo: kernel
-	$(S)/demo.sh
+# The demo measures: it runs the release kernel, without KASAN and lockdep.
+demo: tree
+	KERNEL=release $(S)/kernel.sh build
+	KERNEL=release $(S)/demo.sh
 
 check: tree
 	$(S)/check.sh

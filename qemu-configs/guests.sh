@@ -117,3 +117,9 @@ guests_run() {
 	[ $rc -eq 124 ] && echo "guest a timed out after $limit s" >&2
 	return $rc
 }
+
+# console_splats FILE: print the kernel problem reports in a guest console
+# log, with some context; false when there are none.
+console_splats() {
+	grep -E -A 12 'WARNING:|BUG:|KASAN:|UBSAN:|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|suspected memory leak|unreferenced object|Kernel panic' "$1"
+}

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The one kernel: built and run by kunit.py from the repo's kunitconfig.
+# The kernel, built and run by kunit.py from the repo's kunitconfig
+# (KERNEL=release adds qemu-configs/release.config; see lib.sh).
 #   kernel.sh build   - configure and build (incremental, ccache)
 #   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse
 set -euo pipefail
@@ -12,10 +13,13 @@ mkdir -p "$BUILD" "$RESULTS"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 
 kunit_py() {
-	local cmd=$1
+	local cmd=$1 c
 	shift
+	for c in $KCONFIGS; do
+		set -- --kunitconfig="$c" "$@"
+	done
 	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
-		--arch=x86_64 --kunitconfig="$REPO/kunitconfig" \
+		--arch=x86_64 \
 		--qemu_config="$REPO/qemu-configs/x86_64.py" \
 		--build_dir="$BUILD" --make_options "CC=ccache gcc" "$@")
 }
@@ -24,7 +28,7 @@ case "${1:-}" in
 build)
 	start=$(date +%s)
 	kunit_py build --jobs="$JOBS"
-	say "kernel built in $(($(date +%s) - start)) s: $BZIMAGE"
+	say "$KERNEL kernel built in $(($(date +%s) - start)) s: $BZIMAGE"
 	;;
 kunit)
 	accel=$(guest_accel)

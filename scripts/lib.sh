@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared settings and helpers for the host-side scripts. Sourced, not run.
 # Every path and default lives here once; the Makefile passes overrides in
-# the environment (CACHE_DIR, TREE, BUILD, RESULTS, ACCEL, JOBS).
+# the environment (CACHE_DIR, TREE, BUILD, RESULTS, ACCEL, JOBS, KERNEL).
 
 # Debian's tools first: the python3 modules checkpatch.pl and kunit.py use
 # come from Debian's packages, not from whatever python3 is first in PATH.
@@ -11,7 +11,17 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xmit-batching}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
-BUILD=${BUILD:-$CACHE_DIR/build}
+# Two kernels from the same tree and kunitconfig: "test" (KUnit and the
+# selftests, with the debugging options) and "release" (make demo, make
+# bench: qemu-configs/release.config turns the debugging off).
+KERNEL=${KERNEL:-test}
+case "$KERNEL" in
+test)	BUILD=${BUILD:-$CACHE_DIR/build}
+	KCONFIGS="$REPO/kunitconfig" ;;
+release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
+	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/release.config" ;;
+*)	echo "error: KERNEL=$KERNEL: test or release" >&2; exit 1 ;;
+esac
 RESULTS=${RESULTS:-$REPO/results}
 JOBS=${JOBS:-$(nproc)}
 BZIMAGE=$BUILD/arch/x86/boot/bzImage

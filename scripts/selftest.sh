@@ -21,8 +21,16 @@ make -s -C "$TREE/tools/testing/selftests" TARGETS="$TARGETS" \
 	INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
 	{ cat "$out/install.log"; die "kselftest install failed"; }
 
-cat > "$out/job-a.sh" <<JOB
-cd "$out/kselftest" && ./run_kselftest.sh 2>&1 | tee "$out/kselftest.tap"
+# After the tests, both guests scan for leaks (kmemleak reports into the
+# kernel log, hence the console) before they power off.
+cat > "$out/job-a.sh" <<'JOB'
+cd "$TESTBED_OUT/kselftest" && ./run_kselftest.sh 2>&1 |
+	tee "$TESTBED_OUT/kselftest.tap"
+scan='mount -t debugfs none /sys/kernel/debug 2>/dev/null;
+	f=/sys/kernel/debug/kmemleak;
+	[ -w $f ] && { echo scan > $f; sleep 6; echo scan > $f; cat $f; }'
+bash -c "$scan" > "$TESTBED_OUT/kmemleak-a.txt" 2>&1
+$BATCHING_REMOTE "$scan" > "$TESTBED_OUT/kmemleak-b.txt" 2>&1
 JOB
 
 start=$(date +%s)
@@ -30,5 +38,18 @@ guests_run "$out" "$TIMEOUT" || die "guests did not finish (consoles in $out)"
 say "guests ran for $(($(date +%s) - start)) s"
 
 [ -s "$out/kselftest.tap" ] || die "no TAP from guest a (console: $out/guest-a.console)"
+rc=0
 python3 "$TREE/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" "$out/kselftest.tap" |
-	tee "$out/parse.log"
+	tee "$out/parse.log" || rc=1
+
+# Any kernel splat on either guest fails the run, whatever the TAP says.
+for g in a b; do
+	if console_splats "$out/guest-$g.console" > "$out/splats-$g.txt"; then
+		say "guest $g logged kernel problems:"
+		head -n 60 "$out/splats-$g.txt"
+		rc=1
+	else
+		say "guest $g: no WARNING, BUG, KASAN, lockdep or kmemleak report"
+	fi
+done
+exit $rc
