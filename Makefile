@@ -5,6 +5,7 @@
 #   make check      the whole test run: KUnit, then the selftests in QEMU
 #   make kunit      KUnit suites under QEMU
 #   make selftest   net/batching kselftests in two QEMU guests
+#   make bench      batching vs stock xmit_more and TSO (BASELINE=stock, REPS)
 #   make kernel     build the test kernel (KERNEL=release: the demo/bench one)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
@@ -14,13 +15,13 @@
 #
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
-# KERNEL (test|release).
+# KERNEL (test|release), BASELINE (stock: bench the unpatched tree too), REPS.
 
-export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL
+export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS
 
 S := scripts
 
-.PHONY: help demo check kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench check kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -29,6 +30,10 @@ help:
 demo: tree
 	KERNEL=release $(S)/kernel.sh build
 	KERNEL=release $(S)/demo.sh
+
+bench: tree
+	KERNEL=release $(S)/kernel.sh build
+	KERNEL=release $(S)/bench.sh
 
 check: tree
 	$(S)/check.sh

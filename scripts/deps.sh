@@ -18,6 +18,8 @@ PKGS=(
 	# what the guests run (from the host's / over 9p)
 	iproute2 iputils-ping ethtool iperf3 procps util-linux strace
 	rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
+	# make bench: request/response latency
+	sockperf
 )
 
 missing=()

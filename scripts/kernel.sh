@@ -35,6 +35,15 @@ kunit)
 	say "KUnit under QEMU, accelerator: $accel"
 	kunit_py run --jobs="$JOBS" --qemu_args="-accel $accel" \
 		--json="$RESULTS/kunit.json" 2>&1 | tee "$RESULTS/kunit.log"
+	# kunit.py judges the KTAP only: a lockdep or sleep-in-atomic
+	# report during the suites fails the run as well.
+	cp "$BUILD/test.log" "$RESULTS/kunit-console.log"
+	if console_splats "$RESULTS/kunit-console.log" > "$RESULTS/kunit-splats.txt"; then
+		say "the kernel logged problems during the KUnit run:"
+		head -n 60 "$RESULTS/kunit-splats.txt"
+		exit 1
+	fi
+	say "KUnit: no WARNING, BUG, lockdep or kmemleak report in the kernel log"
 	;;
 *)
 	die "usage: $0 build|kunit"

@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench, the part that runs in guest A (bench.sh passes OUT, REPS,
+# TIME and STATES: "off on", or "stock" for an unpatched kernel). Every configuration runs with batching off
+# and then on, back to back, and the whole matrix is repeated REPS times,
+# so that drift and noise of the emulated link hit both sides alike.
+# One CSV row per run in $OUT/bench.csv.
+set -u
+source "$OUT/kselftest/net/batching/lib.sh"
+TMP=$(mktemp -d)
+CSV=$OUT/bench.csv
+SOCKPERF_PORT=11111
+
+# batching_set off|on|stock: an unpatched kernel has nothing to switch
+batching_set()
+{
+	[ "$1" = stock ] || ethtool -K "$DEV" "$FEATURE" "$1"
+}
+
+# cpu_busy: sys + softirq seconds of this guest so far (USER_HZ = 100)
+cpu_busy()
+{
+	awk '$1 == "cpu" { printf "%.2f", ($4 + $8) / 100 }' /proc/stat
+}
+
+delta_val()
+{
+	val "$TMP/delta" "$1"
+}
+
+# row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures
+row()
+{
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
+	local pkts calls skbs
+
+	pkts=$(delta_val tx_packets)
+	calls=$(delta_val tx_xmit_calls)
+	skbs=$(delta_val tx_xmit_skbs)
+	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
+		"$(ratio "$pkts" "$secs"),${R_db_per_pkt:-0}," \
+		"$(ratio "$calls" "$skbs"),${R_avg_batch:-0}," \
+		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
+		   'BEGIN { printf "%.3f", g > 0 ? c / (g * s) : 0 }')," \
+		"${R_nstat_retrans:-0},${R_requeues:-0},${LAT_US:-}" |
+		tr -d ' ' >> "$CSV"
+}
+
+# iperf KIND FLOWS TSO STATE REP [iperf3 args]
+iperf()
+{
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1
+
+	shift 5
+	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
+	c0=$(cpu_busy)
+	traffic_run "$kind" "$state" "$flows" "$TIME" "$@" || return
+	c1=$(cpu_busy)
+	LAT_US=
+	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
+}
+
+# pktgen STATE REP: the driver-level reference, xmit_more bursts of 32
+# straight from pktgen, no qdisc and so no batch list
+pktgen()
+{
+	local state=$1 rep=$2 mac c0 c1 t0 t1 pg=/proc/net/pktgen
+
+	batching_set "$state"
+	ping -c 1 -W 1 "$PEER" >/dev/null
+	mac=$(ip neigh show "$PEER" dev "$DEV" | awk '{ print $3 }')
+	echo "rem_device_all" > $pg/kpktgend_0
+	echo "add_device $DEV" > $pg/kpktgend_0
+	{
+		echo "count 200000"; echo "pkt_size 60"; echo "burst 32"
+		echo "dst $PEER"; echo "dst_mac $mac"; echo "delay 0"
+	} | while read -r l; do echo "$l" > "$pg/$DEV"; done
+	counters_snapshot "$TMP/before"
+	c0=$(cpu_busy)
+	t0=$(date +%s.%N)
+	echo start > $pg/pgctrl
+	t1=$(date +%s.%N)
+	c1=$(cpu_busy)
+	counters_snapshot "$TMP/after"
+	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
+	echo "rem_device_all" > $pg/kpktgend_0
+	R_gbit=$(grep -o '([0-9]*bps)' "$pg/$DEV" | tr -dc 0-9 |
+		awk '{ printf "%.3f", $1 / 1e9 }')
+	R_db_per_pkt=$(ratio "$(delta_val tx_doorbells)" "$(delta_val tx_packets)")
+	R_avg_batch=$(ratio "$(delta_val txq_packets)" "$(delta_val txq_batches)")
+	R_nstat_retrans=0
+	R_requeues=$(delta_val qdisc_requeues)
+	LAT_US=
+	log_info "pktgen batching=$state: $(grep -o '[0-9]*pps' $pg/"$DEV")" \
+		"doorbells/pkt=$R_db_per_pkt"
+	row pktgen 1 - "$state" "$rep" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
+}
+
+# latency STATE REP: TCP request/response (sockperf ping-pong, 64 bytes),
+# or ping when sockperf is missing; mean round trip in microseconds
+latency()
+{
+	local state=$1 rep=$2 out
+
+	batching_set "$state"
+	counters_snapshot "$TMP/before"
+	if command -v sockperf >/dev/null; then
+		out=$(sockperf pp --tcp -i "$PEER" -p $SOCKPERF_PORT -m 64 \
+			-t "$TIME" 2>&1)
+		LAT_US=$(echo "$out" |
+			sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' | tail -n 1)
+		# sockperf prints half the round trip
+		LAT_US=$(awk -v l="$LAT_US" 'BEGIN { printf "%.1f", 2 * l }')
+	else
+		out=$(ping -q -c 500 -i 0.01 "$PEER")
+		LAT_US=$(echo "$out" | awk -F/ '/^rtt/ { printf "%.1f", $5 * 1000 }')
+	fi
+	counters_snapshot "$TMP/after"
+	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
+	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
+	log_info "latency batching=$state: round trip $LAT_US us"
+	row latency 1 on "$state" "$rep" "$TIME" 0
+}
+
+echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
+	"calls_per_pkt,avg_batch,cpu_s_per_gbit,retrans,qdisc_requeues," \
+	"rtt_us" | tr -d ' ' > "$CSV"
+iperf3_server
+remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \
+	"-p $SOCKPERF_PORT >/dev/null 2>&1 &"
+for rep in $(seq "$REPS"); do
+	echo "== round $rep of $REPS"
+	for tso in on off; do
+		for flows in 1 8 64; do
+			for state in $STATES; do
+				iperf tcp "$flows" "$tso" "$state" "$rep"
+			done
+		done
+	done
+	for state in $STATES; do
+		iperf udp 8 off "$state" "$rep" -b 0 -l 64
+	done
+	ethtool -K "$DEV" tso on gso on >/dev/null 2>&1
+	for state in $STATES; do
+		pktgen "$state" "$rep"
+	done
+	for state in $STATES; do
+		latency "$state" "$rep"
+	done
+done
+batching_set "${STATES%% *}"
+echo "== bench done: $(($(wc -l < "$CSV") - 1)) runs"

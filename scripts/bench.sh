@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: batching against the stock xmit_more path and TSO, on the
+# release kernel (no KASAN, no lockdep) in the two e1000 guests. The
+# matrix (scripts/bench-guest.sh) runs REPS times, batching off and on back
+# to back. BASELINE=stock also builds the unpatched tree with the same
+# config and runs the matrix on it, so "batching off" can be checked
+# against true stock. Results: $RESULTS/bench/ (bench.csv, bench.md, PNGs).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$REPO/qemu-configs/guests.sh"
+
+[ "$KERNEL" = release ] || die "make bench runs the release kernel (KERNEL=release)"
+out=$RESULTS/bench
+REPS=${REPS:-3}
+TIME=${BENCH_TIME:-5}
+BASELINE=${BASELINE:-}
+[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel KERNEL=release'"
+rm -rf "$out"
+mkdir -p "$out"
+
+make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
+	INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
+	{ cat "$out/install.log"; die "kselftest install failed"; }
+
+# run_matrix NAME STATES: one boot of the guests running the matrix
+run_matrix() {
+	local name=$1 states=$2 dir=$out/$1 start
+
+	mkdir -p "$dir"
+	ln -s ../kselftest "$dir/kselftest"
+	cat > "$dir/job-a.sh" <<JOB
+OUT=$dir REPS=$REPS TIME=$TIME STATES="$states" \\
+	bash "$REPO/scripts/bench-guest.sh" 2>&1 | tee "$dir/bench.log"
+JOB
+	say "$name: $REPS rounds of the matrix ($states), ${TIME} s per run"
+	start=$(date +%s)
+	guests_run "$dir" 3600 || die "guests did not finish (consoles in $dir)"
+	say "$name: guests done after $(($(date +%s) - start)) s"
+	[ -s "$dir/bench.csv" ] || die "no results from $name (see $dir/guest-a.console)"
+}
+
+# stock_kernel: the pristine tree, built with the release kernel's .config
+stock_kernel() {
+	local wt=$CACHE_DIR/stock-tree sb=$CACHE_DIR/build-stock
+
+	if [ ! -d "$wt" ]; then
+		git_tree worktree add -f --detach "$wt" pristine >/dev/null
+	fi
+	mkdir -p "$sb"
+	grep -v XMIT_BATCH "$BUILD/.config" > "$sb/.config"
+	say "building the stock kernel in $sb"
+	make -s -C "$wt" O="$sb" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache} \
+		make -s -C "$wt" O="$sb" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
+	BZIMAGE=$sb/arch/x86/boot/bzImage
+}
+
+run_matrix batching "off on"
+cp "$out/batching/bench.csv" "$out/bench.csv"
+if [ "$BASELINE" = stock ]; then
+	stock_kernel
+	run_matrix stock "stock"
+	tail -n +2 "$out/stock/bench.csv" >> "$out/bench.csv"
+fi
+python3 "$REPO/scripts/bench_report.py" "$out/bench.csv" "$out" |
+	tee "$out/bench.md"
+say "CSV, table and plots in $out/"
