@@ -118,8 +118,8 @@ guests_run() {
 	return $rc
 }
 
-# console_splats FILE: print the kernel problem reports in a guest console
-# log, with some context; false when there are none.
+# console_splats FILE...: print the kernel problem reports in guest console
+# logs (or kmemleak reports), with some context; false when there are none.
 console_splats() {
-	grep -E -A 12 'WARNING:|BUG:|KASAN:|UBSAN:|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|suspected memory leak|unreferenced object|Kernel panic' "$1"
+	grep -h -E -A 12 'WARNING:|BUG:|KASAN:|UBSAN:|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|suspected memory leak|unreferenced object|Kernel panic' "$@"
 }

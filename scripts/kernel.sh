@@ -12,12 +12,34 @@ set -euo pipefail
 mkdir -p "$BUILD" "$RESULTS"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 
-kunit_py() {
-	local cmd=$1 c
+# kunit_config: the kunitconfig of this KERNEL. kunit.py refuses two
+# values for one option, so later fragments replace the lines of earlier
+# ones rather than being passed as a second --kunitconfig.
+kunit_config() {
+	local c merged=$BUILD/kunitconfig.merged opts
+
+	set -- $KCONFIGS
+	if [ $# -eq 1 ]; then
+		echo "$1"
+		return
+	fi
+	cp "$1" "$merged.tmp"
 	shift
-	for c in $KCONFIGS; do
-		set -- --kunitconfig="$c" "$@"
+	for c in "$@"; do
+		opts=$(grep -oE 'CONFIG_[A-Za-z0-9_]+' "$c" | sort -u |
+			sed 's/.*/(^|# )&[= ]/' | paste -sd'|')
+		grep -vE "$opts" "$merged.tmp" > "$merged.new" || true
+		cat "$c" >> "$merged.new"
+		mv "$merged.new" "$merged.tmp"
 	done
+	mv "$merged.tmp" "$merged"
+	echo "$merged"
+}
+
+kunit_py() {
+	local cmd=$1
+	shift
+	set -- --kunitconfig="$(kunit_config)" "$@"
 	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
 		--arch=x86_64 \
 		--qemu_config="$REPO/qemu-configs/x86_64.py" \

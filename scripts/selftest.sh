@@ -28,7 +28,9 @@ cd "$TESTBED_OUT/kselftest" && ./run_kselftest.sh 2>&1 |
 	tee "$TESTBED_OUT/kselftest.tap"
 scan='mount -t debugfs none /sys/kernel/debug 2>/dev/null;
 	f=/sys/kernel/debug/kmemleak;
-	[ -w $f ] && { echo scan > $f; sleep 6; echo scan > $f; cat $f; }'
+	if [ -w $f ]; then echo scan > $f; sleep 6; echo scan > $f;
+		echo "kmemleak scan: $(grep -c "^unreferenced object" $f) reports";
+		cat $f; else echo "kmemleak: $f not available"; fi'
 bash -c "$scan" > "$TESTBED_OUT/kmemleak-a.txt" 2>&1
 $BATCHING_REMOTE "$scan" > "$TESTBED_OUT/kmemleak-b.txt" 2>&1
 JOB
@@ -44,7 +46,9 @@ python3 "$TREE/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" 
 
 # Any kernel splat on either guest fails the run, whatever the TAP says.
 for g in a b; do
-	if console_splats "$out/guest-$g.console" > "$out/splats-$g.txt"; then
+	head -n 1 "$out/kmemleak-$g.txt" 2>/dev/null | sed "s/^/==> guest $g: /"
+	if console_splats "$out/guest-$g.console" "$out/kmemleak-$g.txt" \
+		> "$out/splats-$g.txt"; then
 		say "guest $g logged kernel problems:"
 		head -n 60 "$out/splats-$g.txt"
 		rc=1
