@@ -41,7 +41,7 @@ row()
 		"$(ratio "$pkts" "$secs"),${R_db_per_pkt:-0}," \
 		"$(ratio "$calls" "$skbs"),${R_avg_batch:-0}," \
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
-		   'BEGIN { printf "%.3f", g > 0 ? c / (g * s) : 0 }')," \
+		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},${R_requeues:-0},${LAT_US:-}" |
 		tr -d ' ' >> "$CSV"
 }
