@@ -65,7 +65,7 @@ iperf()
 # straight from pktgen, no qdisc and so no batch list
 pktgen()
 {
-	local state=$1 rep=$2 mac c0 c1 t0 t1 pg=/proc/net/pktgen
+	local state=$1 rep=$2 mac c0 c1 t0 t1 pps pg=/proc/net/pktgen
 
 	batching_set "$state"
 	ping -c 1 -W 1 "$PEER" >/dev/null
@@ -84,16 +84,16 @@ pktgen()
 	c1=$(cpu_busy)
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
-	echo "rem_device_all" > $pg/kpktgend_0
 	R_gbit=$(grep -o '([0-9]*bps)' "$pg/$DEV" | tr -dc 0-9 |
 		awk '{ printf "%.3f", $1 / 1e9 }')
+	pps=$(grep -o '[0-9]*pps' "$pg/$DEV")
 	R_db_per_pkt=$(ratio "$(delta_val tx_doorbells)" "$(delta_val tx_packets)")
 	R_avg_batch=$(ratio "$(delta_val txq_packets)" "$(delta_val txq_batches)")
 	R_nstat_retrans=0
 	R_requeues=$(delta_val qdisc_requeues)
 	LAT_US=
-	log_info "pktgen batching=$state: $(grep -o '[0-9]*pps' $pg/"$DEV")" \
-		"doorbells/pkt=$R_db_per_pkt"
+	echo "rem_device_all" > $pg/kpktgend_0
+	log_info "pktgen batching=$state: $pps, doorbells/pkt=$R_db_per_pkt"
 	row pktgen 1 - "$state" "$rep" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
