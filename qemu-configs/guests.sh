@@ -97,7 +97,8 @@ guests_run() {
 	eval "qb=($(guest_cmdline b "$out" "$@"))"
 	eval "qa=($(guest_cmdline a "$out" "$@"))"
 	GUEST_B=; GUEST_A=
-	trap 'kill $GUEST_A $GUEST_B 2>/dev/null; wait; exit 130' INT TERM
+	trap 'kill $GUEST_A $GUEST_B 2>/dev/null
+		[ -z "$GUEST_A$GUEST_B" ] || wait $GUEST_A $GUEST_B; exit 130' INT TERM
 	timeout -k 10 "$limit" qemu-system-x86_64 "${qb[@]}" &
 	GUEST_B=$!
 	if ! wait_listen "$WIRE_PORT" || ! wait_listen "$CTL_PORT"; then
