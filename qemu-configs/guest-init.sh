@@ -21,13 +21,23 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
+# The tmpfs mounts below hide what the host has there; a clone of the
+# repository under /tmp or /root would vanish. Keep the host's root
+# reachable (devtmpfs is writable) and bind the repository back.
+mkdir /dev/.hostroot
+mount --bind / /dev/.hostroot
 for d in /dev/shm /tmp /run /var/tmp /var/log /var/lib /root /mnt; do
 	mount -t tmpfs tmpfs "$d"
 done
+if [ ! -d "$REPO/qemu-configs" ]; then
+	mkdir -p "$REPO"
+	mount --bind "/dev/.hostroot$REPO" "$REPO"
+fi
 
 arg() { sed -n "s/.*testbed\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 name=$(arg name)
 out=$(arg out)
+mkdir -p "$out" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$out" ||
 	echo "testbed: cannot mount the results share at $out"
 hostname "guest-$name"
