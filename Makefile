@@ -2,11 +2,11 @@
 # Transmit batching for Linux 6.1: the patch series and its test bed.
 #
 #   make demo       batching at work in two QEMU guests: table, CSV, chart
-#   make check      the whole test run: KUnit, then the selftests in QEMU
-#   make kunit      KUnit suites under QEMU
+#   make check      the whole test run: KUnit, selftests, KUnit under KASAN
+#   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
 #   make selftest   net/batching kselftests in two QEMU guests
 #   make bench      batching vs stock xmit_more and TSO (BASELINE=stock, REPS)
-#   make kernel     build the test kernel (KERNEL=release: the demo/bench one)
+#   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
 #   make export     write the tree's commits back into patches/ kunit/ selftests/
@@ -15,7 +15,7 @@
 #
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
-# KERNEL (test|release), BASELINE (stock: bench the unpatched tree too), REPS.
+# KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too), REPS.
 
 export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS
 

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench, the part that runs in guest A (bench.sh passes OUT, REPS,
-# TIME and STATES: "off on", or "stock" for an unpatched kernel). Every configuration runs with batching off
-# and then on, back to back, and the whole matrix is repeated REPS times,
-# so that drift and noise of the emulated link hit both sides alike.
+# TIME and STATES: "off on", or "stock" for an unpatched kernel). Every
+# configuration runs with batching off and then on, back to back, and the
+# whole matrix is repeated REPS times, so that drift and noise of the
+# emulated link hit both sides alike.
 # One CSV row per run in $OUT/bench.csv.
 set -u
 source "$OUT/kselftest/net/batching/lib.sh"
@@ -28,21 +29,43 @@ delta_val()
 	val "$TMP/delta" "$1"
 }
 
+# loss_snapshot FILE: what tells lost packets from needless retransmissions:
+# RTO expiries and retransmitted segments the peer reported as duplicates
+# (D-SACK) here, and frames the peer's NIC or stack dropped on receive
+loss_snapshot()
+{
+	local s=/sys/class/net/$PEER_DEV/statistics
+
+	{
+		nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
+			awk '!/^#/ { print $1, $2 }'
+		remote "cat $s/rx_missed_errors $s/rx_dropped $s/rx_fifo_errors" |
+			awk '{ n += $1 } END { print "peer_rx_drops", n + 0 }'
+	} > "$1"
+}
+
 # row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures
 row()
 {
 	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
-	local pkts calls skbs
+	local pkts calls
 
 	pkts=$(delta_val tx_packets)
-	calls=$(delta_val tx_xmit_calls)
-	skbs=$(delta_val tx_xmit_skbs)
+	calls=$(ratio "$(delta_val tx_xmit_calls)" "$(delta_val tx_xmit_skbs)")
+	# Stock e1000 counts neither doorbells nor calls, and stock has no
+	# batch list: empty cells, not zeroes.
+	if [ "$state" = stock ]; then
+		R_db_per_pkt='' R_avg_batch='' calls=''
+	fi
 	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
-		"$(ratio "$pkts" "$secs"),${R_db_per_pkt:-0}," \
-		"$(ratio "$calls" "$skbs"),${R_avg_batch:-0}," \
+		"$(ratio "$pkts" "$secs"),${R_db_per_pkt-}," \
+		"$calls,${R_avg_batch-}," \
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
-		"${R_nstat_retrans:-0},${R_requeues:-0},${LAT_US:-}" |
+		"${R_nstat_retrans:-0},$(val "$TMP/loss" TcpExtTCPTimeouts)," \
+		"$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)," \
+		"$(val "$TMP/loss" peer_rx_drops)," \
+		"${R_requeues:-0},${LAT_US:-}" |
 		tr -d ' ' >> "$CSV"
 }
 
@@ -54,8 +77,11 @@ iperf()
 	shift 5
 	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
 	c0=$(cpu_busy)
+	loss_snapshot "$TMP/loss0"
 	traffic_run "$kind" "$state" "$flows" "$TIME" "$@" || return
+	loss_snapshot "$TMP/loss1"
 	c1=$(cpu_busy)
+	counters_delta "$TMP/loss0" "$TMP/loss1" "$TMP/loss"
 	LAT_US=
 	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
@@ -90,6 +116,7 @@ pktgen()
 	R_db_per_pkt=$(ratio "$(delta_val tx_doorbells)" "$(delta_val tx_packets)")
 	R_avg_batch=$(ratio "$(delta_val txq_packets)" "$(delta_val txq_batches)")
 	R_nstat_retrans=0
+	: > "$TMP/loss"
 	R_requeues=$(delta_val qdisc_requeues)
 	LAT_US=
 	echo "rem_device_all" > $pg/kpktgend_0
@@ -121,12 +148,14 @@ latency()
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
 	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
+	: > "$TMP/loss"
 	log_info "latency batching=$state: round trip $LAT_US us"
 	row latency 1 on "$state" "$rep" "$TIME" 0
 }
 
 echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
-	"calls_per_pkt,avg_batch,cpu_s_per_gbit,retrans,qdisc_requeues," \
+	"calls_per_pkt,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
+	"peer_rx_drops,qdisc_requeues," \
 	"rtt_us" | tr -d ' ' > "$CSV"
 iperf3_server
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \

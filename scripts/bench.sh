@@ -19,16 +19,16 @@ BASELINE=${BASELINE:-}
 rm -rf "$out"
 mkdir -p "$out"
 
-make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
-	INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
-	{ cat "$out/install.log"; die "kselftest install failed"; }
-
-# run_matrix NAME STATES: one boot of the guests running the matrix
+# run_matrix NAME STATES: one boot of the guests running the matrix. The
+# guests see only $dir read-write (and the host's / read-only, which may
+# not show $RESULTS), so the test library is installed into it.
 run_matrix() {
 	local name=$1 states=$2 dir=$out/$1 start
 
 	mkdir -p "$dir"
-	ln -s ../kselftest "$dir/kselftest"
+	make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
+		INSTALL_PATH="$dir/kselftest" install >"$dir/install.log" 2>&1 ||
+		{ cat "$dir/install.log"; die "kselftest install failed"; }
 	cat > "$dir/job-a.sh" <<JOB
 OUT=$dir REPS=$REPS TIME=$TIME STATES="$states" \\
 	bash "$REPO/scripts/bench-guest.sh" 2>&1 | tee "$dir/bench.log"
@@ -37,7 +37,8 @@ JOB
 	start=$(date +%s)
 	guests_run "$dir" 3600 || die "guests did not finish (consoles in $dir)"
 	say "$name: guests done after $(($(date +%s) - start)) s"
-	[ -s "$dir/bench.csv" ] || die "no results from $name (see $dir/guest-a.console)"
+	[ "$(wc -l < "$dir/bench.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
+		die "no results from $name (see $dir/guest-a.console)"
 }
 
 # stock_kernel: the pristine tree, built with the release kernel's .config

@@ -13,7 +13,11 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('calls_per_pkt', 'driver calls/pkt'),
            ('avg_batch', 'avg batch'),
            ('cpu_s_per_gbit', 'CPU s/Gbit'),
-           ('retrans', 'retrans'), ('qdisc_requeues', 'qdisc requeues'),
+           ('retrans', 'retrans'),
+           ('rto', 'RTO expiries'),
+           ('dsack_segs', 'needless retrans (D-SACKed segments)'),
+           ('peer_rx_drops', 'frames dropped by the receiver'),
+           ('qdisc_requeues', 'qdisc requeues'),
            ('rtt_us', 'RTT us')]
 STATES = ['stock', 'off', 'on']
 
@@ -49,6 +53,8 @@ def num(s):
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
     outdir = sys.argv[2]
+    if not rows:
+        sys.exit(f'{sys.argv[1]}: no results to report')
     configs = []
     for r in rows:
         if config_name(r) not in configs:

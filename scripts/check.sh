@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: the whole test run. KUnit first, then the selftests in the
-# two guests (even when KUnit failed, so one run shows everything), then
-# one closing line counting every test case.
+# two guests, then KUnit again on the KASAN kernel (each stage runs even
+# when an earlier one failed, so one run shows everything), then one
+# closing line counting every test case.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -12,5 +13,8 @@ rc=0
 say "KUnit done after $(($(date +%s) - start)) s"
 "$REPO/scripts/selftest.sh" || rc=1
 say "selftests done after $(($(date +%s) - start)) s"
-"$REPO/scripts/summary.py" "$RESULTS/kunit.json" "$RESULTS/selftest/kselftest.tap" || rc=1
+KERNEL=kasan "$REPO/scripts/kernel.sh" kunit || rc=1
+say "KUnit on the KASAN kernel done after $(($(date +%s) - start)) s"
+"$REPO/scripts/summary.py" "$RESULTS/kunit.json" \
+	"$RESULTS/selftest/kselftest.tap" "$RESULTS/kunit-kasan.json" || rc=1
 exit $rc

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The kernel, built and run by kunit.py from the repo's kunitconfig
-# (KERNEL=release adds qemu-configs/release.config; see lib.sh).
+# (KERNEL=kasan or release adds a fragment from qemu-configs/; see lib.sh).
 #   kernel.sh build   - configure and build (incremental, ccache)
 #   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse
 set -euo pipefail
@@ -56,16 +56,18 @@ kunit)
 	accel=$(guest_accel)
 	say "KUnit under QEMU, accelerator: $accel"
 	kunit_py run --jobs="$JOBS" --qemu_args="-accel $accel" \
-		--json="$RESULTS/kunit.json" 2>&1 | tee "$RESULTS/kunit.log"
-	# kunit.py judges the KTAP only: a lockdep or sleep-in-atomic
+		--json="$RESULTS/$KUNIT_RESULTS.json" 2>&1 |
+		tee "$RESULTS/$KUNIT_RESULTS.log"
+	# kunit.py judges the KTAP only: a lockdep, KASAN or sleep-in-atomic
 	# report during the suites fails the run as well.
-	cp "$BUILD/test.log" "$RESULTS/kunit-console.log"
-	if console_splats "$RESULTS/kunit-console.log" > "$RESULTS/kunit-splats.txt"; then
-		say "the kernel logged problems during the KUnit run:"
-		head -n 60 "$RESULTS/kunit-splats.txt"
+	cp "$BUILD/test.log" "$RESULTS/$KUNIT_RESULTS-console.log"
+	if console_splats "$RESULTS/$KUNIT_RESULTS-console.log" \
+		> "$RESULTS/$KUNIT_RESULTS-splats.txt"; then
+		say "the $KERNEL kernel logged problems during the KUnit run:"
+		head -n 60 "$RESULTS/$KUNIT_RESULTS-splats.txt"
 		exit 1
 	fi
-	say "KUnit: no WARNING, BUG, lockdep or kmemleak report in the kernel log"
+	say "KUnit on the $KERNEL kernel: no WARNING, BUG, KASAN, lockdep or kmemleak report in its log"
 	;;
 *)
 	die "usage: $0 build|kunit"

@@ -11,17 +11,23 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xmit-batching}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
-# Two kernels from the same tree and kunitconfig: "test" (KUnit and the
-# selftests, with the debugging options) and "release" (make demo, make
-# bench: qemu-configs/release.config turns the debugging off).
+# Three kernels from the same tree and kunitconfig: "test" (KUnit and the
+# selftests, with the debugging options), "kasan" (the same plus KASAN,
+# for a second KUnit run: qemu-configs/kasan.config) and "release" (make
+# demo, make bench: qemu-configs/release.config turns the debugging off).
+# KUNIT_RESULTS names the results of a KUnit run on that kernel.
 KERNEL=${KERNEL:-test}
 case "$KERNEL" in
 test)	BUILD=${BUILD:-$CACHE_DIR/build}
 	KCONFIGS="$REPO/kunitconfig" ;;
+kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
+	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/kasan.config" ;;
 release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
 	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/release.config" ;;
-*)	echo "error: KERNEL=$KERNEL: test or release" >&2; exit 1 ;;
+*)	echo "error: KERNEL=$KERNEL: test, kasan or release" >&2; exit 1 ;;
 esac
+KUNIT_RESULTS=kunit
+[ "$KERNEL" = test ] || KUNIT_RESULTS=kunit-$KERNEL
 RESULTS=${RESULTS:-$REPO/results}
 JOBS=${JOBS:-$(nproc)}
 BZIMAGE=$BUILD/arch/x86/boot/bzImage

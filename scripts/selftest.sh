@@ -12,6 +12,8 @@ TARGETS=${TARGETS:-net/batching}
 TIMEOUT=${SELFTEST_TIMEOUT:-2400}
 out=$RESULTS/selftest
 
+[ "$KERNEL" != kasan ] ||
+	die "the KASAN kernel runs KUnit only (see qemu-configs/kasan.config)"
 [ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel' first"
 rm -rf "$out"
 mkdir -p "$out"
