@@ -31,16 +31,16 @@ delta_val()
 
 # loss_snapshot FILE: what tells lost packets from needless retransmissions:
 # RTO expiries and retransmitted segments the peer reported as duplicates
-# (D-SACK) here, and frames the peer's NIC or stack dropped on receive
+# (D-SACK) here, and frames the peer's e1000 missed because its receive
+# ring was full (MPC; ethtool -S reads the register, sysfs may be 2 s old)
 loss_snapshot()
 {
-	local s=/sys/class/net/$PEER_DEV/statistics
-
 	{
 		nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
 			awk '!/^#/ { print $1, $2 }'
-		remote "cat $s/rx_missed_errors $s/rx_dropped $s/rx_fifo_errors" |
-			awk '{ n += $1 } END { print "peer_rx_drops", n + 0 }'
+		remote "ethtool -S $PEER_DEV" |
+			awk '$1 == "rx_missed_errors:" { n = $2 }
+			     END { print "peer_rx_missed", n + 0 }'
 	} > "$1"
 }
 
@@ -64,7 +64,7 @@ row()
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},$(val "$TMP/loss" TcpExtTCPTimeouts)," \
 		"$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)," \
-		"$(val "$TMP/loss" peer_rx_drops)," \
+		"$(val "$TMP/loss" peer_rx_missed)," \
 		"${R_requeues:-0},${LAT_US:-}" |
 		tr -d ' ' >> "$CSV"
 }
@@ -155,7 +155,7 @@ latency()
 
 echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 	"calls_per_pkt,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
-	"peer_rx_drops,qdisc_requeues," \
+	"peer_rx_missed,qdisc_requeues," \
 	"rtt_us" | tr -d ' ' > "$CSV"
 iperf3_server
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \

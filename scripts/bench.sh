@@ -46,7 +46,7 @@ stock_kernel() {
 	local wt=$CACHE_DIR/stock-tree sb=$CACHE_DIR/build-stock
 
 	if [ ! -d "$wt" ]; then
-		git_tree worktree add -f --detach "$wt" pristine >/dev/null
+		git_tree worktree add -q -f --detach "$wt" pristine >/dev/null
 	fi
 	mkdir -p "$sb"
 	grep -v XMIT_BATCH "$BUILD/.config" > "$sb/.config"

@@ -16,7 +16,7 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('retrans', 'retrans'),
            ('rto', 'RTO expiries'),
            ('dsack_segs', 'needless retrans (D-SACKed segments)'),
-           ('peer_rx_drops', 'frames dropped by the receiver'),
+           ('peer_rx_missed', 'frames the receiving NIC missed (ring full)'),
            ('qdisc_requeues', 'qdisc requeues'),
            ('rtt_us', 'RTT us')]
 STATES = ['stock', 'off', 'on']
