@@ -30,18 +30,12 @@ delta_val()
 }
 
 # loss_snapshot FILE: what tells lost packets from needless retransmissions:
-# RTO expiries and retransmitted segments the peer reported as duplicates
-# (D-SACK) here, and frames the peer's e1000 missed because its receive
-# ring was full (MPC; ethtool -S reads the register, sysfs may be 2 s old)
+# RTO expiries, and retransmitted segments the peer reported as duplicates
+# (D-SACK)
 loss_snapshot()
 {
-	{
-		nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
-			awk '!/^#/ { print $1, $2 }'
-		remote "ethtool -S $PEER_DEV" |
-			awk '$1 == "rx_missed_errors:" { n = $2 }
-			     END { print "peer_rx_missed", n + 0 }'
-	} > "$1"
+	nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
+		awk '!/^#/ { print $1, $2 }' > "$1"
 }
 
 # row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures
@@ -64,7 +58,6 @@ row()
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},$(val "$TMP/loss" TcpExtTCPTimeouts)," \
 		"$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)," \
-		"$(val "$TMP/loss" peer_rx_missed)," \
 		"${R_requeues:-0},${LAT_US:-}" |
 		tr -d ' ' >> "$CSV"
 }
@@ -155,7 +148,7 @@ latency()
 
 echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 	"calls_per_pkt,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
-	"peer_rx_missed,qdisc_requeues," \
+	"qdisc_requeues," \
 	"rtt_us" | tr -d ' ' > "$CSV"
 iperf3_server
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \

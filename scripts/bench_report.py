@@ -16,7 +16,6 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('retrans', 'retrans'),
            ('rto', 'RTO expiries'),
            ('dsack_segs', 'needless retrans (D-SACKed segments)'),
-           ('peer_rx_missed', 'frames the receiving NIC missed (ring full)'),
            ('qdisc_requeues', 'qdisc requeues'),
            ('rtt_us', 'RTT us')]
 STATES = ['stock', 'off', 'on']
