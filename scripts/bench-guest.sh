@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench, the part that runs in guest A (bench.sh passes OUT, REPS,
-# TIME and STATES: "off on", or "stock" for an unpatched kernel). Every
-# configuration runs with batching off and then on, back to back, and the
-# whole matrix is repeated REPS times, so that drift and noise of the
-# emulated link hit both sides alike.
+# make bench, the part that runs in guest A. bench.sh passes OUT, REPS,
+# FIRST_REP (the number of the first round), TIME and STATES ("off on", or
+# "stock" for an unpatched kernel). Every configuration runs with batching
+# off and then on, back to back, and the whole matrix is repeated REPS
+# times, so that drift and noise of the emulated link hit both sides alike.
 # One CSV row per run in $OUT/bench.csv.
 set -u
 source "$OUT/kselftest/net/batching/lib.sh"
@@ -153,8 +153,8 @@ echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 iperf3_server
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \
 	"-p $SOCKPERF_PORT >/dev/null 2>&1 &"
-for rep in $(seq "$REPS"); do
-	echo "== round $rep of $REPS"
+for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
+	echo "== round $rep"
 	for tso in on off; do
 		for flows in 1 8 64; do
 			for state in $STATES; do
