@@ -21,6 +21,10 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
 STATES = ['stock', 'off', 'on']
 
 
+def state_name(s):
+    return 'stock kernel' if s == 'stock' else f'batching {s}'
+
+
 def config_name(r):
     if r['kind'] == 'tcp':
         return f'TCP {r["flows"]} flow(s), TSO {r["tso"]}'
@@ -68,7 +72,7 @@ def main():
         else:
             subset = [c for c in configs if c != 'TCP RR latency']
         print(f'### {title}\n')
-        print('| configuration | ' + ' | '.join(f'batching {s}'
+        print('| configuration | ' + ' | '.join(state_name(s)
                                                 for s in states) + ' |')
         print('|---|' + '---|' * len(states))
         for c in subset:
@@ -98,7 +102,7 @@ def main():
                 lo.append(m - min(v))
                 hi.append(max(v) - m)
             ax.bar([x + i * width for x in range(len(subset))], meds, width,
-                   yerr=[lo, hi], capsize=3, label=f'batching {s}')
+                   yerr=[lo, hi], capsize=3, label=state_name(s))
         ax.set_xticks([x + width * (len(states) - 1) / 2
                        for x in range(len(subset))])
         ax.set_xticklabels(subset, rotation=30, ha='right', fontsize=8)
