@@ -19,6 +19,7 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('qdisc_requeues', 'qdisc requeues'),
            ('rtt_us', 'RTT us')]
 STATES = ['stock', 'off', 'on']
+COLORS = {'stock': 'tab:gray', 'off': 'tab:blue', 'on': 'tab:orange'}
 
 
 def state_name(s):
@@ -89,9 +90,13 @@ def main():
     for key, title in FIGURES:
         subset = (['TCP RR latency'] if key == 'rtt_us' else
                   [c for c in configs if c != 'TCP RR latency'])
+        # Stock has no driver counters: no bars rather than zeroes
+        shown = [s for s in states
+                 if any(num(r[key]) is not None
+                        for r in rows if r['batching'] == s)]
         fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(subset)), 4))
-        width = 0.8 / len(states)
-        for i, s in enumerate(states):
+        width = 0.8 / len(shown)
+        for i, s in enumerate(shown):
             meds, lo, hi = [], [], []
             for c in subset:
                 v = [num(r[key]) for r in rows
@@ -102,8 +107,9 @@ def main():
                 lo.append(m - min(v))
                 hi.append(max(v) - m)
             ax.bar([x + i * width for x in range(len(subset))], meds, width,
-                   yerr=[lo, hi], capsize=3, label=state_name(s))
-        ax.set_xticks([x + width * (len(states) - 1) / 2
+                   yerr=[lo, hi], capsize=3, label=state_name(s),
+                   color=COLORS[s])
+        ax.set_xticks([x + width * (len(shown) - 1) / 2
                        for x in range(len(subset))])
         ax.set_xticklabels(subset, rotation=30, ha='right', fontsize=8)
         ax.set_title(f'{title}: median, min-max over {reps} rounds')
