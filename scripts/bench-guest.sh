@@ -56,8 +56,7 @@ row()
 		"$calls,${R_avg_batch-}," \
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
-		"${R_nstat_retrans:-0},$(val "$TMP/loss" TcpExtTCPTimeouts)," \
-		"$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)," \
+		"${R_nstat_retrans:-0},${R_rto:-0},${R_dsack:-0}," \
 		"${R_requeues:-0},${LAT_US:-}" |
 		tr -d ' ' >> "$CSV"
 }
@@ -75,6 +74,8 @@ iperf()
 	loss_snapshot "$TMP/loss1"
 	c1=$(cpu_busy)
 	counters_delta "$TMP/loss0" "$TMP/loss1" "$TMP/loss"
+	R_rto=$(val "$TMP/loss" TcpExtTCPTimeouts)
+	R_dsack=$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)
 	LAT_US=
 	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
@@ -108,8 +109,7 @@ pktgen()
 	pps=$(grep -o '[0-9]*pps' "$pg/$DEV")
 	R_db_per_pkt=$(ratio "$(delta_val tx_doorbells)" "$(delta_val tx_packets)")
 	R_avg_batch=$(ratio "$(delta_val txq_packets)" "$(delta_val txq_batches)")
-	R_nstat_retrans=0
-	: > "$TMP/loss"
+	R_nstat_retrans=0 R_rto=0 R_dsack=0
 	R_requeues=$(delta_val qdisc_requeues)
 	LAT_US=
 	echo "rem_device_all" > $pg/kpktgend_0
@@ -141,7 +141,7 @@ latency()
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
 	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
-	: > "$TMP/loss"
+	R_rto=0 R_dsack=0
 	log_info "latency batching=$state: round trip $LAT_US us"
 	row latency 1 on "$state" "$rep" "$TIME" 0
 }

@@ -20,18 +20,20 @@ BASELINE=${BASELINE:-}
 rm -rf "$out"
 mkdir -p "$out"
 
+make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
+	INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
+	{ cat "$out/install.log"; die "kselftest install failed"; }
+
 # run_matrix NAME STATES KERNEL ROUNDS FIRST: one boot of the guests on
 # KERNEL running ROUNDS rounds of the matrix, numbered from FIRST, and its
 # rows appended to $out/bench.csv. The guests see only $dir read-write
 # (and the host's / read-only, which may not show $RESULTS), so the test
-# library is installed into it.
+# library is copied into it.
 run_matrix() {
 	local name=$1 states=$2 BZIMAGE=$3 rounds=$4 first=$5 dir=$out/$1 start
 
 	mkdir -p "$dir"
-	make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
-		INSTALL_PATH="$dir/kselftest" install >"$dir/install.log" 2>&1 ||
-		{ cat "$dir/install.log"; die "kselftest install failed"; }
+	cp -r "$out/kselftest" "$dir/"
 	cat > "$dir/job-a.sh" <<JOB
 OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
 	bash "$REPO/scripts/bench-guest.sh" 2>&1 | tee "$dir/bench.log"
