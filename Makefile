@@ -6,6 +6,7 @@
 #   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
 #   make selftest   net/batching kselftests in two QEMU guests
 #   make bench      batching vs stock xmit_more and TSO (BASELINE=stock, REPS)
+#   make fault-check the order and gate tests must fail on a broken kernel
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
@@ -21,7 +22,7 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS
 
 S := scripts
 
-.PHONY: help demo bench check kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench check fault-check kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -37,6 +38,9 @@ bench: tree
 
 check: tree
 	$(S)/check.sh
+
+fault-check: tree
+	$(S)/fault-check.sh
 
 kunit: tree
 	$(S)/kernel.sh kunit

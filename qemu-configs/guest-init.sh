@@ -70,6 +70,8 @@ else
 	export BATCHING_DEV=eth0
 	export BATCHING_PEER=192.0.2.$peer BATCHING_PEER6=2001:db8::$peer
 	export BATCHING_LOCAL=192.0.2.$n
+	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
+	export BATCHING_PEER_NIC_DROPS="grep -c e1000_receiver_overrun $out/guest-b.nic-trace"
 	export BATCHING_REMOTE="python3 $REPO/qemu-configs/peer-agent.py call 198.51.100.$peer:$AGENT_PORT"
 	export TESTBED_OUT=$out
 	# Wait for the peer's agent (its boot may lag ours).

@@ -58,7 +58,10 @@ wait_listen() {
 }
 
 # guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
-# (a or b). Guest b listens on the two link ports, guest a connects.
+# (a or b). QEMU's e1000 traces each frame it drops because the guest's
+# RX ring is full (e1000_receiver_overrun) into guest-NAME.nic-trace: the
+# count of receiver drops at their source (the guest's MPC counter is a
+# running sum that e1000_update_stats() adds up again, not a delta). Guest b listens on the two link ports, guest a connects.
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
 guest_cmdline() {
@@ -80,6 +83,7 @@ guest_cmdline() {
 		-device "e1000,netdev=wire,mac=52:54:00:00:00:0$n" \
 		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
 		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n" \
+		-trace "enable=e1000_receiver_overrun,file=$out/guest-$name.nic-trace" \
 		-serial "file:$out/guest-$name.console"
 }
 
@@ -120,7 +124,11 @@ guests_run() {
 }
 
 # console_splats FILE...: print the kernel problem reports in guest console
-# logs (or kmemleak reports), with some context; false when there are none.
+# logs, KUnit logs or kmemleak reports, with some context; false when there
+# are none. The patterns live in one place, the selftests' own list, which
+# stress.sh also reads inside the guest.
+KERNEL_PROBLEMS=$TREE/tools/testing/selftests/net/batching/kernel_problems.txt
 console_splats() {
-	grep -h -E -A 12 'WARNING:|BUG:|KASAN:|UBSAN:|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|suspected memory leak|unreferenced object|Kernel panic' "$@"
+	[ -s "$KERNEL_PROBLEMS" ] || die "no $KERNEL_PROBLEMS: is the series applied?"
+	grep -h -E -A 12 -f "$KERNEL_PROBLEMS" "$@"
 }

@@ -10,7 +10,7 @@ import sys
 
 FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('doorbells_per_pkt', 'doorbells/pkt'),
-           ('calls_per_pkt', 'driver calls/pkt'),
+           ('b_nic_drops', "frames B's NIC dropped (QEMU trace)"),
            ('avg_batch', 'avg batch'),
            ('cpu_s_per_gbit', 'CPU s/Gbit'),
            ('retrans', 'retrans'),

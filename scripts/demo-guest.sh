@@ -23,7 +23,7 @@ counters()
 
 echo "== the feature, as ethtool shows it"
 show "ethtool -k $DEV | grep -E '^(tx-batch-skbs|tcp-segmentation-offload):'"
-iperf3_server
+iperf3_servers
 echo "flows,batching,gbit,retrans,avg_batch,doorbells_per_pkt,batches" \
 	> "$OUT/demo.csv"
 for flows in 1 64; do

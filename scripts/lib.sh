@@ -15,6 +15,8 @@ TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
 # selftests, with the debugging options), "kasan" (the same plus KASAN,
 # for a second KUnit run: qemu-configs/kasan.config) and "release" (make
 # demo, make bench: qemu-configs/release.config turns the debugging off).
+# A fourth, "fault", is the test kernel with a deliberate bug from
+# selftests/faults/ (make fault-check: the tests must catch it).
 # KUNIT_RESULTS names the results of a KUnit run on that kernel.
 KERNEL=${KERNEL:-test}
 case "$KERNEL" in
@@ -24,7 +26,9 @@ kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
 	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/kasan.config" ;;
 release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
 	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/release.config" ;;
-*)	echo "error: KERNEL=$KERNEL: test, kasan or release" >&2; exit 1 ;;
+fault)	BUILD=${BUILD_FAULT:-$CACHE_DIR/build-fault}
+	KCONFIGS="$REPO/kunitconfig" ;;
+*)	echo "error: KERNEL=$KERNEL: test, kasan, release or fault" >&2; exit 1 ;;
 esac
 KUNIT_RESULTS=kunit
 [ "$KERNEL" = test ] || KUNIT_RESULTS=kunit-$KERNEL

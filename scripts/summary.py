@@ -4,41 +4,98 @@
 'total: N passed, N failed, N skipped'. Arguments are kunit.py JSON files
 (KUnit cases) or kselftest TAP files, whose test cases are the nested
 "# ok N name" lines each test script prints, plus one failure for each
-script that failed as a whole. Exit 1 when anything failed or
-nothing ran."""
+script that failed as a whole.
+
+Strict: a skip counts as skipped only when it is expected and named in
+EXPECTED_SKIPS; any other skip is a failure. A TAP plan ("1..N", the
+runner's or a script's) that does not match the results counted is a
+failure. Exit 1 when anything failed or nothing ran."""
 import json
 import re
 import sys
 
+# script -> why its skip is expected on this test bed
+EXPECTED_SKIPS = {
+    'net/batching: ipoib.sh':
+        'needs InfiniBand hardware (ib_ipoib does not attach to rxe or siw)',
+}
+
 NESTED = re.compile(r'^# (not )?ok \d+ (.*)$')
+NESTED_PLAN = re.compile(r'^# 1\.\.(\d+)')
 TOP = re.compile(r'^(not )?ok \d+ (.*)$')
+TOP_PLAN = re.compile(r'^1\.\.(\d+)')
+SCRIPT = re.compile(r'selftests: (\S+: \S+)')
+
+
+def problem(tally, msg):
+    print(f'  FAIL: {msg}')
+    tally['failed'] += 1
 
 
 def count_tap(path, tally):
+    top_plan = None
+    top_seen = 0
+    plan = None
+    results = {'passed': 0, 'failed': 0, 'skipped': 0}
     for line in open(path, errors='replace'):
-        m = NESTED.match(line.rstrip('\n'))
-        if not m:
-            # A script that failed or skipped as a whole counts once more,
-            # so that a crash before its own results is not lost.
-            m = TOP.match(line.rstrip('\n'))
-            if m and m.group(1):
-                tally['failed'] += 1
-            elif m and '# SKIP' in m.group(2):
-                tally['skipped'] += 1
+        line = line.rstrip('\n')
+        m = NESTED_PLAN.match(line)
+        if m:
+            plan = int(m.group(1))
             continue
+        m = NESTED.match(line)
+        if m:
+            key = 'failed' if m.group(1) else \
+                'skipped' if '# SKIP' in m.group(2) else 'passed'
+            results[key] += 1
+            continue
+        m = TOP_PLAN.match(line)
+        if m:
+            top_plan = int(m.group(1))
+            continue
+        m = TOP.match(line)
+        if not m:
+            continue
+        # The end of one script: judge its results.
+        top_seen += 1
+        s = SCRIPT.search(m.group(2))
+        script = s.group(1) if s else m.group(2)
+        ran = sum(results.values())
+        if plan is None:
+            problem(tally, f'{script}: no plan')
+        elif plan != ran:
+            problem(tally, f'{script}: planned {plan} tests, ran {ran}')
+        skipped = results['skipped'] + (
+            1 if not m.group(1) and '# SKIP' in m.group(2) and not ran
+            else 0)
+        if skipped and script not in EXPECTED_SKIPS:
+            problem(tally, f'{script}: {skipped} unexpected skip(s)')
+            skipped = 0
+        elif skipped:
+            print(f'  expected skip: {script}: {EXPECTED_SKIPS[script]}')
+        tally['passed'] += results['passed']
+        tally['failed'] += results['failed']
+        tally['skipped'] += skipped
+        # A script that failed as a whole counts once more, so that a
+        # crash after its own results is not lost.
         if m.group(1):
             tally['failed'] += 1
-        elif '# SKIP' in m.group(2):
-            tally['skipped'] += 1
-        else:
-            tally['passed'] += 1
+        plan = None
+        results = {'passed': 0, 'failed': 0, 'skipped': 0}
+    if top_plan is None or top_plan != top_seen:
+        problem(tally, f'the runner planned {top_plan} scripts, '
+                f'{top_seen} reported')
 
 
 def count(node, tally):
     for case in node.get('test_cases', []):
         status = case.get('status', 'FAIL')
-        key = {'PASS': 'passed', 'SKIP': 'skipped'}.get(status, 'failed')
-        tally[key] += 1
+        if status == 'SKIP':
+            problem(tally, f'KUnit {case.get("name")}: unexpected skip')
+        elif status == 'PASS':
+            tally['passed'] += 1
+        else:
+            tally['failed'] += 1
     for sub in node.get('sub_groups', []):
         count(sub, tally)
 
