@@ -71,8 +71,9 @@ else
 	export BATCHING_PEER=192.0.2.$peer BATCHING_PEER6=2001:db8::$peer
 	export BATCHING_LOCAL=192.0.2.$n
 	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
-	export BATCHING_PEER_NIC_DROPS="grep -c e1000_receiver_overrun $out/guest-b.nic-trace"
-	export BATCHING_REMOTE="python3 $REPO/qemu-configs/peer-agent.py call 198.51.100.$peer:$AGENT_PORT"
+	export BATCHING_PEER_NIC_DROPS="$REPO/qemu-configs/nic-drops.sh $out/guest-b.nic-trace"
+	agent=198.51.100.$peer:$AGENT_PORT
+	export BATCHING_REMOTE="$REPO/qemu-configs/peer-call.sh $agent"
 	export TESTBED_OUT=$out
 	# Wait for the peer's agent (its boot may lag ours).
 	for i in $(seq 120); do
@@ -85,7 +86,8 @@ else
 	else
 		echo "testbed: no $out/job-a.sh to run"
 	fi
-	$BATCHING_REMOTE --poweroff 2>/dev/null
+	python3 "$REPO/qemu-configs/peer-agent.py" call "$agent" --poweroff \
+		2>/dev/null
 fi
 sync
 poweroff -f

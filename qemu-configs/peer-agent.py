@@ -8,6 +8,9 @@
                                        status
   peer-agent.py call ADDR:PORT --poweroff
 
+peer-call.sh is the same client in bash, for the tests: python3 takes
+seconds to start in a TCG guest with the debugging kernel.
+
 The control link is a QEMU socket netdev private to the two guests. Commands
 that must outlive the call have to redirect their output and go to the
 background (setsid CMD >/dev/null 2>&1 &).
@@ -27,6 +30,24 @@ def recv_all(conn):
         data += chunk
 
 
+def run(cmd, timeout=900):
+    try:
+        p = subprocess.run(['bash', '-c', cmd], capture_output=True,
+                           timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, b'', b'peer-agent: timed out\n'
+
+
+def recv_exact(conn, data, n):
+    while len(data) < n:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def serve(addr, port):
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -35,23 +56,24 @@ def serve(addr, port):
     while True:
         conn, _ = srv.accept()
         with conn:
-            req = json.loads(recv_all_until_shutdown(conn))
+            first = conn.recv(65536)
+            if first.startswith(b'SH '):
+                # peer-call.sh: "SH <length>\n<command>" in, then
+                # "<rc> <stdout length> <stderr length>\n<stdout><stderr>"
+                head, _, cmd = first.partition(b'\n')
+                cmd = recv_exact(conn, cmd, int(head.split()[1]))
+                rc, out, err = run(cmd.decode(errors='replace'))
+                conn.sendall(b'%d %d %d\n' % (rc, len(out), len(err)) +
+                             out + err)
+                continue
+            req = json.loads((first + recv_all(conn)).decode())
             if req.get('poweroff'):
                 conn.sendall(json.dumps({'rc': 0, 'out': '', 'err': ''}).encode())
                 return
-            try:
-                p = subprocess.run(['bash', '-c', req['cmd']], capture_output=True,
-                                   timeout=req.get('timeout', 900))
-                resp = {'rc': p.returncode,
-                        'out': p.stdout.decode(errors='replace'),
-                        'err': p.stderr.decode(errors='replace')}
-            except subprocess.TimeoutExpired:
-                resp = {'rc': 124, 'out': '', 'err': 'peer-agent: timed out\n'}
+            rc, out, err = run(req['cmd'], req.get('timeout', 900))
+            resp = {'rc': rc, 'out': out.decode(errors='replace'),
+                    'err': err.decode(errors='replace')}
             conn.sendall(json.dumps(resp).encode())
-
-
-def recv_all_until_shutdown(conn):
-    return recv_all(conn).decode()
 
 
 def call(target, argv):

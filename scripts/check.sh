@@ -9,6 +9,8 @@ set -uo pipefail
 
 start=$(date +%s)
 rc=0
+# The closing verdict must be able to fail: unexpected skips, short plans.
+"$REPO/scripts/summary.py" --self-test || rc=1
 "$REPO/scripts/kernel.sh" kunit || rc=1
 say "KUnit done after $(($(date +%s) - start)) s"
 "$REPO/scripts/selftest.sh" || rc=1

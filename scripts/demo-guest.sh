@@ -17,7 +17,7 @@ show()
 
 counters()
 {
-	show "ethtool -S $DEV | grep -E 'tx_(packets|doorbells|batch_[a-z]*):'"
+	show "ethtool -S $DEV | grep -E 'tx_(packets|doorbells):'"
 	show "grep . /sys/class/net/$DEV/queues/tx-0/xmit_batch/*"
 }
 

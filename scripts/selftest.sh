@@ -32,6 +32,10 @@ for t in $TESTS; do
 	only+=" -t $TARGETS:$t"
 done
 echo "RUN_ONLY='$only'" > "$out/job-a.sh"
+# BATCHING_* settings of the host reach the tests (BATCHING_GATE_AA=1 ...)
+for v in ${!BATCHING_@}; do
+	printf 'export %s=%q\n' "$v" "${!v}"
+done >> "$out/job-a.sh"
 cat >> "$out/job-a.sh" <<'JOB'
 cd "$TESTBED_OUT/kselftest" && ./run_kselftest.sh $RUN_ONLY 2>&1 |
 	tee "$TESTBED_OUT/kselftest.tap"

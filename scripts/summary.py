@@ -100,7 +100,50 @@ def count(node, tally):
         count(sub, tally)
 
 
+# --self-test: the strict rules must fail what they are meant to fail.
+SELF_TEST = {
+    'clean': ('1..2', [('ethtool.sh', '1..1', ['ok 1 a'], 'ok'),
+                       ('ipoib.sh', '1..0 # SKIP no HCA', [], 'ok # SKIP')],
+              0),
+    'unexpected skip': ('1..1', [('link.sh', '1..2', ['ok 1 a',
+                                                      'ok 2 b # SKIP x'],
+                                  'ok')], 1),
+    'short of its plan': ('1..1', [('tcp.sh', '1..3', ['ok 1 a', 'ok 2 b'],
+                                    'ok')], 1),
+    'runner cut short': ('1..2', [('tcp.sh', '1..1', ['ok 1 a'], 'ok')], 1),
+    'script skipped whole': ('1..1', [('gate.sh', '1..0 # SKIP no peer', [],
+                                       'ok # SKIP')], 1),
+}
+
+
+def self_test(tmp):
+    bad = 0
+    for name, (plan, scripts, want_failed) in SELF_TEST.items():
+        lines = ['TAP version 13', plan]
+        for i, (script, splan, cases, top) in enumerate(scripts, 1):
+            lines += [f'# selftests: net/batching: {script}', f'# {splan}']
+            lines += [f'# {c}' for c in cases]
+            ok, _, skip = top.partition(' # ')
+            lines.append(f'{ok} {i} selftests: net/batching: {script}' +
+                         (f' # {skip}' if skip else ''))
+        path = f'{tmp}/{name.replace(" ", "_")}.tap'
+        with open(path, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        tally = {'passed': 0, 'failed': 0, 'skipped': 0}
+        count_tap(path, tally)
+        got = 1 if tally['failed'] else 0
+        print(f'summary.py self-test: {name}: '
+              f'{"fails" if got else "passes"}'
+              f'{"" if got == want_failed else " (WRONG)"}')
+        bad += got != want_failed
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:2] == ['--self-test']:
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            return self_test(tmp)
     total = {'passed': 0, 'failed': 0, 'skipped': 0}
     for path in sys.argv[1:]:
         tally = {'passed': 0, 'failed': 0, 'skipped': 0}
