@@ -5,7 +5,8 @@
 #   make check      the whole test run: KUnit, selftests, KUnit under KASAN
 #   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
 #   make selftest   net/batching kselftests in two QEMU guests
-#   make bench      batching vs stock xmit_more and TSO (BASELINE=stock, REPS)
+#   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more, REPS)
+#   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order and gate tests must fail on a broken kernel
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
@@ -16,13 +17,16 @@
 #
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
-# KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too), REPS.
+# KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too;
+# xmit-more: and stock with the best xmit_more doorbell), REPS, BENCH_TIME,
+# DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM.
 
-export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS
+export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
+	DEMO_TIME SELFTEST_TIMEOUT GUEST_MEM
 
 S := scripts
 
-.PHONY: help demo bench check fault-check kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -35,6 +39,10 @@ demo: tree
 bench: tree
 	KERNEL=release $(S)/kernel.sh build
 	KERNEL=release $(S)/bench.sh
+
+bench-sweep: tree
+	KERNEL=release $(S)/kernel.sh build
+	BENCH=sweep KERNEL=release $(S)/bench.sh
 
 check: tree
 	$(S)/check.sh

@@ -1,21 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench, the part that runs in guest A. bench.sh passes OUT, REPS,
-# FIRST_REP (the number of the first round), TIME and STATES ("off on", or
-# "stock" for an unpatched kernel). Every configuration runs with batching
-# off and then on, back to back, and the whole matrix is repeated REPS
-# times, so that drift and noise of the emulated link hit both sides alike.
-# One CSV row per run in $OUT/bench.csv.
+# FIRST_REP (the number of the first round), TIME and STATES ("off on";
+# "stock" or "xmit-more" for an unpatched kernel; "sweep" for the burst
+# sweep on the sweep kernel). Every configuration runs in each state back
+# to back, and the whole matrix is repeated REPS times, so that drift and
+# noise of the emulated link hit all sides alike. One CSV row per run in
+# $OUT/bench.csv.
 set -u
 source "$OUT/kselftest/net/batching/lib.sh"
 TMP=$(mktemp -d)
 CSV=$OUT/bench.csv
 SOCKPERF_PORT=11111
 
-# batching_set off|on|stock: an unpatched kernel has nothing to switch
+# batching_set STATE: off or on; stock and xmit-more (unpatched kernels)
+# have nothing to switch; the sweep kernel's burst shapes (see sweep
+# below) are batching on with its bench-only knobs set.
 batching_set()
 {
-	[ "$1" = stock ] || ethtool -K "$DEV" "$FEATURE" "$1"
+	local frames=64 every=0 p=/sys/module
+
+	case $1 in
+	stock|xmit-more) return 0 ;;
+	off|on) ethtool -K "$DEV" "$FEATURE" "$1"; return ;;
+	series) ;;
+	db*) every=${1#db} ;;
+	unbounded) frames=256 every=1000000 ;;
+	*) echo "batching_set: unknown state $1" >&2; return 1 ;;
+	esac
+	echo $frames > $p/sch_generic/parameters/bench_batch_frames &&
+	echo $every > $p/e1000/parameters/bench_doorbell_frames &&
+	ethtool -K "$DEV" "$FEATURE" on
+}
+
+# max_batch: the most frames one driver call was handed, over all queues,
+# since boot (or since the sweep kernel's last reset); empty on stock
+max_batch()
+{
+	cat /sys/class/net/"$DEV"/queues/tx-*/xmit_batch/max_batch \
+		2>/dev/null | sort -n | tail -n 1
 }
 
 # cpu_busy: sys + softirq seconds of this guest so far (USER_HZ = 100)
@@ -45,11 +68,12 @@ row()
 	local pkts drops=${R_b_overruns-}
 
 	pkts=$(delta_val tx_packets)
-	# Stock e1000 counts no doorbells, and stock has no batch list:
-	# empty cells, not zeroes.
-	if [ "$state" = stock ]; then
-		R_db_per_pkt='' R_avg_batch=''
-	fi
+	# Stock e1000 counts no doorbells (the xmit-more bench patch does),
+	# and neither has a batch list: empty cells, not zeroes.
+	case $state in
+	stock) R_db_per_pkt='' R_avg_batch='' ;;
+	xmit-more) R_avg_batch='' ;;
+	esac
 	[ "$drops" != n/a ] || drops=''
 	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
 		"$(ratio "$pkts" "$secs"),${R_db_per_pkt-}," \
@@ -57,7 +81,7 @@ row()
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},${R_rto:-0},${R_dsack:-0}," \
-		"${R_requeues:-0},${LAT_US:-}" |
+		"${R_requeues:-0},${LAT_US:-},$(max_batch)" |
 		tr -d ' ' >> "$CSV"
 }
 
@@ -152,11 +176,58 @@ latency()
 
 echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 	"b_nic_drops,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
-	"qdisc_requeues," \
-	"rtt_us" | tr -d ' ' > "$CSV"
+	"qdisc_requeues,rtt_us,max_batch" | tr -d ' ' > "$CSV"
+# peer_rx_ring N: B's e1000 RX ring size; the NIC resets, so wait for
+# the link to carry pings again
+peer_rx_ring()
+{
+	local i
+
+	remote "ethtool -G $PEER_DEV rx $1" || return 1
+	for i in $(seq 30); do
+		ping -c 1 -W 1 "$PEER" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+# sweep: TSO off, 64 flows, the burst shapes of the sweep kernel against
+# batching off, with B's RX ring at 256 (e1000's default) and at 4096
+# (its maximum). Shapes: series (the series as it is), dbN (a TDT write
+# every N frames inside a batch of at most 64), unbounded (batches of up
+# to 256 frames, one TDT write each: the series before the bound). Then
+# the same at a fixed offered load, 4 Mbit/s per flow (256 Mbit/s, below
+# what every shape carries), to tell burst shape from load.
+sweep()
+{
+	local rep=$1 rx shape
+
+	ethtool -K "$DEV" tso off gso off >/dev/null 2>&1
+	for rx in 256 4096; do
+		peer_rx_ring $rx || { echo "B's RX ring $rx: no link"; return 1; }
+		for shape in off series db8 db16 db32 db64 unbounded; do
+			echo 0 | tee /sys/class/net/"$DEV"/queues/tx-*/xmit_batch/max_batch >/dev/null
+			iperf "sweep-rx$rx" 64 off "$shape" "$rep"
+		done
+	done
+	peer_rx_ring 256
+	for shape in off series unbounded; do
+		echo 0 | tee /sys/class/net/"$DEV"/queues/tx-*/xmit_batch/max_batch >/dev/null
+		iperf "fixed-rx256" 64 off "$shape" "$rep" -b 4M
+	done
+}
+
 iperf3_servers
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \
 	"-p $SOCKPERF_PORT >/dev/null 2>&1 &"
+if [ "$STATES" = sweep ]; then
+	for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
+		echo "== sweep round $rep"
+		sweep "$rep"
+	done
+	batching_set series
+	echo "== bench done: $(($(wc -l < "$CSV") - 1)) runs"
+	exit 0
+fi
 for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
 	echo "== round $rep"
 	for tso in on off; do

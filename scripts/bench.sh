@@ -5,14 +5,20 @@
 # matrix (scripts/bench-guest.sh) runs REPS times in one boot, batching off
 # and on back to back. BASELINE=stock also builds the unpatched tree with
 # the same config and alternates boots of the two kernels, one round each,
-# so that "batching off" can be checked against true stock.
+# so that "batching off" can be checked against true stock; BASELINE=
+# xmit-more adds a third kernel, stock with the best xmit_more doorbell
+# rule (scripts/bench-patches/xmit-more-e1000.patch).
+# BENCH=sweep runs the burst sweep instead (scripts/bench-patches/
+# burst-knobs.patch on the series; Documentation/bench.md).
 # Results: $RESULTS/bench/ (bench.csv, bench.md, PNGs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$REPO/qemu-configs/guests.sh"
 
 [ "$KERNEL" = release ] || die "make bench runs the release kernel (KERNEL=release)"
+BENCH=${BENCH:-matrix}
 out=$RESULTS/bench
+[ "$BENCH" = matrix ] || out=$RESULTS/bench-$BENCH
 REPS=${REPS:-3}
 TIME=${BENCH_TIME:-5}
 BASELINE=${BASELINE:-}
@@ -51,35 +57,78 @@ JOB
 	fi
 }
 
-# stock_kernel: the pristine tree, built with the release kernel's .config;
-# sets STOCK_BZIMAGE
-stock_kernel() {
-	local wt=$CACHE_DIR/stock-tree sb=$CACHE_DIR/build-stock
+# variant_kernel NAME BASE [PATCH]: the tree at BASE ("pristine" or
+# "series"), plus a bench-only PATCH from scripts/bench-patches/, built
+# with the release kernel's .config; sets VARIANT_BZIMAGE, a copy kept as
+# $CACHE_DIR/bzImage-NAME. One worktree and one build directory per BASE
+# ($CACHE_DIR/bench-BASE-tree, build-bench-BASE): variants of one base
+# differ in a few files, so after the first build each is incremental.
+# On the pristine tree the config loses the batching options.
+variant_kernel() {
+	local name=$1 base=$2 patch=${3:-} wt=$CACHE_DIR/bench-$2-tree
+	local vb=$CACHE_DIR/build-bench-$2 rev
 
-	if [ ! -d "$wt" ]; then
-		git_tree worktree add -q -f --detach "$wt" pristine >/dev/null
+	rev=pristine
+	[ "$base" = pristine ] || rev=$(git_tree rev-parse HEAD)
+	[ -d "$wt" ] || git_tree worktree add -q -f --detach "$wt" "$rev" >/dev/null
+	# Only the files that differ are rewritten, so make rebuilds those
+	git -C "$wt" checkout -q -f --detach "$rev"
+	git -C "$wt" clean -q -fdx
+	[ -z "$patch" ] || git -C "$wt" apply "$REPO/scripts/bench-patches/$patch" ||
+		die "$patch does not apply to the $base tree"
+	mkdir -p "$vb"
+	if [ "$base" = pristine ]; then
+		grep -v XMIT_BATCH "$BUILD/.config" > "$vb/.config.new"
+	else
+		cp "$BUILD/.config" "$vb/.config.new"
 	fi
-	mkdir -p "$sb"
-	grep -v XMIT_BATCH "$BUILD/.config" > "$sb/.config"
-	say "building the stock kernel in $sb"
-	make -s -C "$wt" O="$sb" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	# An unchanged .config keeps its mtime, and the build stays incremental
+	if cmp -s "$vb/.config.new" "$vb/.config.base"; then
+		rm "$vb/.config.new"
+	else
+		mv "$vb/.config.new" "$vb/.config.base"
+		cp "$vb/.config.base" "$vb/.config"
+	fi
+	say "building the $name kernel in $vb"
+	make -s -C "$wt" O="$vb" ARCH=x86_64 CC="ccache gcc" olddefconfig
 	CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache} \
-		make -s -C "$wt" O="$sb" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
-	STOCK_BZIMAGE=$sb/arch/x86/boot/bzImage
+		make -s -C "$wt" O="$vb" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
+	cp "$vb/arch/x86/boot/bzImage" "$CACHE_DIR/bzImage-$name"
+	VARIANT_BZIMAGE=$CACHE_DIR/bzImage-$name
 }
 
-if [ "$BASELINE" = stock ]; then
+case "$BENCH/$BASELINE" in
+sweep/*)
+	# One boot, REPS rounds: every burst shape of the sweep in each
+	variant_kernel sweep series burst-knobs.patch
+	run_matrix sweep sweep "$VARIANT_BZIMAGE" "$REPS" 1
+	;;
+matrix/stock|matrix/xmit-more)
 	# Stock cannot share a boot with the patched kernel, and boots of
 	# TCG guests differ: alternate them, one round per boot, so that the
 	# drift between boots hits every column alike.
-	stock_kernel
+	variant_kernel stock pristine
+	STOCK_BZIMAGE=$VARIANT_BZIMAGE
+	XMIT_MORE_BZIMAGE=
+	if [ "$BASELINE" = xmit-more ]; then
+		variant_kernel xmit-more pristine xmit-more-e1000.patch
+		XMIT_MORE_BZIMAGE=$VARIANT_BZIMAGE
+	fi
 	for rep in $(seq "$REPS"); do
 		run_matrix "batching-$rep" "off on" "$BZIMAGE" 1 "$rep"
 		run_matrix "stock-$rep" stock "$STOCK_BZIMAGE" 1 "$rep"
+		[ -z "$XMIT_MORE_BZIMAGE" ] ||
+			run_matrix "xmit-more-$rep" xmit-more "$XMIT_MORE_BZIMAGE" 1 "$rep"
 	done
-else
+	;;
+matrix/)
 	run_matrix batching "off on" "$BZIMAGE" "$REPS" 1
-fi
+	;;
+*)
+	die "BENCH=$BENCH BASELINE=$BASELINE: BENCH is matrix or sweep," \
+		"BASELINE stock, xmit-more or empty"
+	;;
+esac
 python3 "$REPO/scripts/bench_report.py" "$out/bench.csv" "$out" |
 	tee "$out/bench.md"
 say "CSV, table and plots in $out/"
