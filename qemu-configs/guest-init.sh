@@ -69,7 +69,6 @@ if [ "$name" = b ]; then
 else
 	export BATCHING_DEV=eth0
 	export BATCHING_PEER=192.0.2.$peer BATCHING_PEER6=2001:db8::$peer
-	export BATCHING_LOCAL=192.0.2.$n
 	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
 	export BATCHING_PEER_NIC_DROPS="$REPO/qemu-configs/nic-drops.sh $out/guest-b.nic-trace"
 	agent=198.51.100.$peer:$AGENT_PORT

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # kunit.py --qemu_config for this project: stock x86_64 settings plus the
-# serial console. The accelerator is not set here: the Makefile adds
+# serial console. The accelerator is not set here: scripts/kernel.sh adds
 # "--qemu_args=-accel tcg" (or kvm when a boot probe succeeded), so the
 # command line kunit.py prints says which one ran.
 from ..qemu_config import QemuArchParams

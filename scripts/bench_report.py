@@ -118,9 +118,10 @@ def sweep_report(rows, outdir):
                      if r['kind'] == k and r['batching'] == sh]
                 v = [x for x in v if x is not None] or [0]
                 meds.append(statistics.median(v))
-            ax.plot(range(len(shapes)), meds, marker='o', label=k)
-            ax.set_xticks(range(len(shapes)))
-            ax.set_xticklabels(shapes, rotation=30, ha='right', fontsize=8)
+            ax.plot([SHAPES.index(sh) for sh in shapes], meds, marker='o',
+                    label=k)
+        ax.set_xticks(range(len(SHAPES)))
+        ax.set_xticklabels(SHAPES, rotation=30, ha='right', fontsize=8)
         ax.set_title(f'{title}, median of {reps}')
         ax.legend(fontsize=8)
     fig.tight_layout()
