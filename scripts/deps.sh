@@ -16,7 +16,7 @@ PKGS=(
 	# the guests
 	qemu-system-x86
 	# what the guests run (from the host's / over 9p)
-	iproute2 iputils-ping ethtool iperf3 procps util-linux strace
+	iproute2 iputils-ping ethtool iperf3 procps util-linux strace tcpdump
 	rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 	# make bench: request/response latency
 	sockperf
