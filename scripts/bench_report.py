@@ -58,15 +58,23 @@ def config_name(r):
     return 'TCP RR latency'
 
 
-def cell(vals):
+def spread(vals):
+    """(median, min, max) of the figures that are there, None if none."""
     vals = [v for v in vals if v is not None]
     if not vals:
+        return None
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def cell(vals):
+    s = spread(vals)
+    if s is None:
         return ''
-    med = statistics.median(vals)
+    med, lo, hi = s
     fmt = '%.0f' if med >= 100 else '%.2f'
-    if len(vals) == 1 or min(vals) == max(vals):
+    if lo == hi:
         return fmt % med
-    return (fmt + ' (' + fmt + '-' + fmt + ')') % (med, min(vals), max(vals))
+    return (fmt + ' (' + fmt + '-' + fmt + ')') % (med, lo, hi)
 
 
 def num(s):
@@ -114,10 +122,9 @@ def sweep_report(rows, outdir):
                              for r in rows)]
             meds = []
             for sh in shapes:
-                v = [num(r[key]) for r in rows
-                     if r['kind'] == k and r['batching'] == sh]
-                v = [x for x in v if x is not None] or [0]
-                meds.append(statistics.median(v))
+                st = spread([num(r[key]) for r in rows
+                             if r['kind'] == k and r['batching'] == sh])
+                meds.append(st[0] if st else 0)
             ax.plot([SHAPES.index(sh) for sh in shapes], meds, marker='o',
                     label=k)
         ax.set_xticks(range(len(SHAPES)))
@@ -179,13 +186,12 @@ def main():
         for i, s in enumerate(shown):
             meds, lo, hi = [], [], []
             for c in subset:
-                v = [num(r[key]) for r in rows
-                     if config_name(r) == c and r['batching'] == s]
-                v = [x for x in v if x is not None] or [0]
-                m = statistics.median(v)
+                m, vmin, vmax = spread([num(r[key]) for r in rows
+                                        if config_name(r) == c and
+                                        r['batching'] == s]) or (0, 0, 0)
                 meds.append(m)
-                lo.append(m - min(v))
-                hi.append(max(v) - m)
+                lo.append(m - vmin)
+                hi.append(vmax - m)
             ax.bar([x + i * width for x in range(len(subset))], meds, width,
                    yerr=[lo, hi], capsize=3, label=state_name(s),
                    color=COLORS[s])
