@@ -9,24 +9,26 @@
 # $OUT/bench.csv.
 set -u
 source "$OUT/kselftest/net/batching/lib.sh"
+BATCHING_STATE_SET=bench_state_set
 TMP=$(mktemp -d)
 CSV=$OUT/bench.csv
 SOCKPERF_PORT=11111
 
-# batching_set STATE: off or on; stock and xmit-more (unpatched kernels)
-# have nothing to switch; the sweep kernel's burst shapes (see sweep
-# below) are batching on with its bench-only knobs set.
-batching_set()
+# bench_state_set STATE: off or on; stock and xmit-more (unpatched
+# kernels) have nothing to switch; the sweep kernel's burst shapes (see
+# sweep below) are batching on with its bench-only knobs set. traffic_run
+# calls it through BATCHING_STATE_SET.
+bench_state_set()
 {
 	local frames=64 every=0 p=/sys/module
 
 	case $1 in
 	stock|xmit-more) return 0 ;;
-	off|on) ethtool -K "$DEV" "$FEATURE" "$1"; return ;;
+	off|on) batching_set "$1"; return ;;
 	series) ;;
 	db*) every=${1#db} ;;
 	unbounded) frames=256 every=1000000 ;;
-	*) echo "batching_set: unknown state $1" >&2; return 1 ;;
+	*) echo "bench_state_set: unknown state $1" >&2; return 1 ;;
 	esac
 	echo $frames > $p/sch_generic/parameters/bench_batch_frames &&
 	echo $every > $p/e1000/parameters/bench_doorbell_frames &&
@@ -115,7 +117,7 @@ pktgen()
 {
 	local state=$1 rep=$2 mac c0 c1 t0 t1 pps pg=/proc/net/pktgen
 
-	batching_set "$state"
+	bench_state_set "$state"
 	ping -c 1 -W 1 "$PEER" >/dev/null
 	mac=$(ip neigh show "$PEER" dev "$DEV" | awk '{ print $3 }')
 	echo "rem_device_all" > $pg/kpktgend_0
@@ -153,7 +155,7 @@ latency()
 {
 	local state=$1 rep=$2 out
 
-	batching_set "$state"
+	bench_state_set "$state"
 	counters_snapshot "$TMP/before"
 	if command -v sockperf >/dev/null; then
 		out=$(sockperf pp --tcp -i "$PEER" -p $SOCKPERF_PORT -m 64 \
@@ -224,7 +226,7 @@ if [ "$STATES" = sweep ]; then
 		echo "== sweep round $rep"
 		sweep "$rep"
 	done
-	batching_set series
+	bench_state_set series
 	echo "== bench done: $(($(wc -l < "$CSV") - 1)) runs"
 	exit 0
 fi
@@ -248,5 +250,5 @@ for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
 		latency "$state" "$rep"
 	done
 done
-batching_set "${STATES%% *}"
+bench_state_set "${STATES%% *}"
 echo "== bench done: $(($(wc -l < "$CSV") - 1)) runs"
