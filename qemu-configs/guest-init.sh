@@ -67,16 +67,20 @@ echo "testbed: guest $name up: $(uname -r), eth0=$(ethtool -i eth0 | sed -n 's/^
 if [ "$name" = b ]; then
 	python3 "$REPO/qemu-configs/peer-agent.py" serve "198.51.100.$n" "$AGENT_PORT"
 else
-	export BATCHING_DEV=eth0
-	export BATCHING_PEER=192.0.2.$peer BATCHING_PEER6=2001:db8::$peer
+	# The selftests' two-host variables (lib.sh), named as upstream's
+	# drivers/net selftests name them; the remote is the agent on B.
+	export NETIF=eth0
+	export LOCAL_V4=192.0.2.$n LOCAL_V6=2001:db8::$n
+	export REMOTE_V4=192.0.2.$peer REMOTE_V6=2001:db8::$peer
+	agent=198.51.100.$peer:$AGENT_PORT
+	export REMOTE_TYPE=cmd
+	export REMOTE_ARGS="$REPO/qemu-configs/peer-call.sh $agent"
 	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
 	export BATCHING_PEER_NIC_DROPS="$REPO/qemu-configs/nic-drops.sh $out/guest-b.nic-trace"
-	agent=198.51.100.$peer:$AGENT_PORT
-	export BATCHING_REMOTE="$REPO/qemu-configs/peer-call.sh $agent"
 	export TESTBED_OUT=$out
 	# Wait for the peer's agent (its boot may lag ours).
 	for i in $(seq 120); do
-		$BATCHING_REMOTE true 2>/dev/null && break
+		$REMOTE_ARGS true 2>/dev/null && break
 		sleep 1
 	done
 	if [ -f "$out/job-a.sh" ]; then

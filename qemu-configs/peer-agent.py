@@ -17,8 +17,15 @@ background (setsid CMD >/dev/null 2>&1 &).
 """
 import json
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
+
+# A command may run this long on the peer; a client waits a minute more
+# for its answer before it gives up (peer-call.sh has the same figures).
+CMD_TIMEOUT = 900
+CALL_TIMEOUT = CMD_TIMEOUT + 60
 
 
 def recv_all(conn):
@@ -30,7 +37,7 @@ def recv_all(conn):
         data += chunk
 
 
-def run(cmd, timeout=900):
+def run(cmd, timeout=CMD_TIMEOUT):
     try:
         p = subprocess.run(['bash', '-c', cmd], capture_output=True,
                            timeout=timeout)
@@ -43,37 +50,69 @@ def recv_exact(conn, data, n):
     while len(data) < n:
         chunk = conn.recv(65536)
         if not chunk:
-            break
+            raise ConnectionError('request cut short: %d of %d bytes'
+                                  % (len(data), n))
         data += chunk
     return data
 
 
+def recv_line(conn):
+    """The request's first line and whatever followed it in the same read."""
+    data = b''
+    while b'\n' not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data, b''
+        data += chunk
+    line, _, rest = data.partition(b'\n')
+    return line, rest
+
+
+class Handler(socketserver.BaseRequestHandler):
+    """One request per connection, each in its own thread: a client that
+    breaks its connection costs its own request only."""
+
+    def handle(self):
+        conn = self.request
+        conn.settimeout(CALL_TIMEOUT)
+        try:
+            self.serve_one(conn)
+        except (OSError, ValueError, KeyError) as e:
+            # ValueError covers bad JSON and a bad length
+            sys.stderr.write('peer-agent: %s: %r\n'
+                             % (self.client_address[0], e))
+
+    def serve_one(self, conn):
+        line, rest = recv_line(conn)
+        if line.startswith(b'SH '):
+            # peer-call.sh: "SH <length>\n<command>" in, then
+            # "<rc> <stdout length> <stderr length>\n<stdout><stderr>"
+            cmd = recv_exact(conn, rest, int(line.split()[1]))
+            rc, out, err = run(cmd.decode(errors='replace'))
+            conn.sendall(b'%d %d %d\n' % (rc, len(out), len(err)) +
+                         out + err)
+            return
+        req = json.loads((line + b'\n' + rest + recv_all(conn)).decode())
+        if req.get('poweroff'):
+            conn.sendall(json.dumps({'rc': 0, 'out': '', 'err': ''}).encode())
+            # shutdown() waits for serve_forever(), which runs in another
+            # thread than this handler
+            threading.Thread(target=self.server.shutdown).start()
+            return
+        rc, out, err = run(req['cmd'], req.get('timeout', CMD_TIMEOUT))
+        resp = {'rc': rc, 'out': out.decode(errors='replace'),
+                'err': err.decode(errors='replace')}
+        conn.sendall(json.dumps(resp).encode())
+
+
+class Server(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
 def serve(addr, port):
-    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind((addr, int(port)))
-    srv.listen(8)
-    while True:
-        conn, _ = srv.accept()
-        with conn:
-            first = conn.recv(65536)
-            if first.startswith(b'SH '):
-                # peer-call.sh: "SH <length>\n<command>" in, then
-                # "<rc> <stdout length> <stderr length>\n<stdout><stderr>"
-                head, _, cmd = first.partition(b'\n')
-                cmd = recv_exact(conn, cmd, int(head.split()[1]))
-                rc, out, err = run(cmd.decode(errors='replace'))
-                conn.sendall(b'%d %d %d\n' % (rc, len(out), len(err)) +
-                             out + err)
-                continue
-            req = json.loads((first + recv_all(conn)).decode())
-            if req.get('poweroff'):
-                conn.sendall(json.dumps({'rc': 0, 'out': '', 'err': ''}).encode())
-                return
-            rc, out, err = run(req['cmd'], req.get('timeout', 900))
-            resp = {'rc': rc, 'out': out.decode(errors='replace'),
-                    'err': err.decode(errors='replace')}
-            conn.sendall(json.dumps(resp).encode())
+    with Server((addr, int(port)), Handler) as srv:
+        srv.serve_forever()
 
 
 def call(target, argv):
@@ -83,7 +122,7 @@ def call(target, argv):
     else:
         req = {'cmd': ' '.join(argv)}
     with socket.create_connection((host, int(port)), timeout=5) as conn:
-        conn.settimeout(None)
+        conn.settimeout(CALL_TIMEOUT)
         conn.sendall(json.dumps(req).encode())
         conn.shutdown(socket.SHUT_WR)
         resp = json.loads(recv_all(conn).decode())

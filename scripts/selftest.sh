@@ -47,7 +47,7 @@ scan='mount -t debugfs none /sys/kernel/debug 2>/dev/null;
 		echo "kmemleak scan: $(grep -c "^unreferenced object" $f) reports";
 		cat $f; else echo "kmemleak: $f not available"; fi'
 bash -c "$scan" > "$TESTBED_OUT/kmemleak-a.txt" 2>&1
-$BATCHING_REMOTE "$scan" > "$TESTBED_OUT/kmemleak-b.txt" 2>&1
+$REMOTE_ARGS "$scan" > "$TESTBED_OUT/kmemleak-b.txt" 2>&1
 JOB
 
 start=$(date +%s)
