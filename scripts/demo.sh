@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make demo: batching at work in the two guests. Guest A
 # (scripts/demo-guest.sh) shows the feature with ethtool, runs iperf3 at 1
-# and 64 flows with batching off and then on, and prints the counters after
-# each run; the host prints a side-by-side table and writes it as CSV and
+# and 64 flows with TSO on and at 64 flows with TSO off, each with batching
+# off and then on, and prints the counters after each run; the host prints a side-by-side table and writes it as CSV and
 # PNG under $RESULTS/demo/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,7 @@ OUT=$out TIME=$TIME bash "$REPO/scripts/demo-guest.sh"
 JOB
 
 say "[2/4] booting guests A and B (TCG takes about 30 s), then the runs:"
-say "      4 iperf3 runs of $TIME s; guest A's session follows"
+say "      6 iperf3 runs of $TIME s; guest A's session follows"
 touch "$out/demo.log"
 tail -n +1 -F "$out/demo.log" 2>/dev/null &
 tailpid=$!
@@ -36,8 +36,8 @@ sleep 1
 kill $tailpid 2>/dev/null || true
 say "[3/4] guests done after $(($(date +%s) - start)) s"
 
-[ -s "$out/demo.csv" ] && [ "$(wc -l < "$out/demo.csv")" -eq 5 ] ||
-	die "the demo did not produce its four runs (see $out/guest-a.console)"
+[ -s "$out/demo.csv" ] && [ "$(wc -l < "$out/demo.csv")" -eq 7 ] ||
+	die "the demo did not produce its six runs (see $out/guest-a.console)"
 say "[4/4] results"
 python3 "$REPO/scripts/demo_table.py" "$out/demo.csv" "$out/demo.png"
 say "table, CSV and chart in $out/ (demo.csv, demo.png, demo.log)"
