@@ -46,6 +46,6 @@ for run in "1 on" "64 on" "64 off"; do
 		counters
 	done
 done
-show "ethtool -K $DEV tso on gso on"
+ethtool -K "$DEV" tso on gso on >/dev/null
 batching_set off
 echo "== done"
