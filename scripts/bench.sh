@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: batching against the stock xmit_more path and TSO, on the
 # release kernel (no KASAN, no lockdep) in the two e1000 guests. The
-# matrix (scripts/bench-guest.sh) runs REPS times in one boot, batching off
+# matrix (guest/bench.sh) runs REPS times in one boot, batching off
 # and on back to back. BASELINE=stock also builds the unpatched tree with
 # the same config and alternates boots of the two kernels, one round each,
 # so that "batching off" can be checked against true stock; BASELINE=
@@ -13,7 +13,7 @@
 # Results: $RESULTS/bench/ (bench.csv, bench.md, PNGs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$REPO/qemu-configs/guests.sh"
+. "$REPO/scripts/guests.sh"
 
 [ "$KERNEL" = release ] || die "make bench runs the release kernel (KERNEL=release)"
 BENCH=${BENCH:-matrix}
@@ -26,28 +26,17 @@ BASELINE=${BASELINE:-}
 rm -rf "$out"
 mkdir -p "$out"
 
-make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
-	INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
-	{ cat "$out/install.log"; die "kselftest install failed"; }
-
 # run_matrix NAME STATES KERNEL ROUNDS FIRST: one boot of the guests on
-# KERNEL running ROUNDS rounds of the matrix, numbered from FIRST, and its
-# rows appended to $out/bench.csv. The guests see only $dir read-write
-# (and the host's / read-only, which may not show $RESULTS), so the test
-# library is copied into it.
+# KERNEL running ROUNDS rounds of the matrix, numbered from FIRST, in
+# $out/NAME, and its rows appended to $out/bench.csv.
 run_matrix() {
-	local name=$1 states=$2 BZIMAGE=$3 rounds=$4 first=$5 dir=$out/$1 start
+	local name=$1 states=$2 BZIMAGE=$3 rounds=$4 first=$5 dir=$out/$1
 
-	mkdir -p "$dir"
-	cp -r "$out/kselftest" "$dir/"
-	cat > "$dir/job-a.sh" <<JOB
-OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
-	bash "$REPO/scripts/bench-guest.sh" 2>&1 | tee "$dir/bench.log"
-JOB
 	say "$name: $rounds round(s) of the matrix ($states), ${TIME} s per run"
-	start=$(date +%s)
-	guests_run "$dir" 3600 || die "guests did not finish (consoles in $dir)"
-	say "$name: guests done after $(($(date +%s) - start)) s"
+	guests_job "$dir" 3600 <<JOB
+OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
+	bash "$REPO/guest/bench.sh" 2>&1 | tee "$dir/bench.log"
+JOB
 	[ "$(wc -l < "$dir/bench.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
 		die "no results from $name (see $dir/guest-a.console)"
 	if [ -f "$out/bench.csv" ]; then

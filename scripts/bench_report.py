@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make bench's report: bench_report.py CSV OUTDIR
+"""The report of make bench and make demo: bench_report.py [--demo] CSV OUTDIR
 
-Prints a markdown table of medians (min-max) per configuration and
-batching state, and draws one PNG per figure into OUTDIR. The rows of
-make bench-sweep (kinds sweep-rxN and fixed-rxN) get one table per kind,
-a row per burst shape, and one PNG of drops and retransmissions."""
+The rows are those guest/measure.sh writes. For the bench: a markdown
+table of medians (min-max) per configuration and batching state, and one
+PNG per figure in OUTDIR. The rows of make bench-sweep (kinds sweep-rxN
+and fixed-rxN) get one table per kind, a row per burst shape, and one PNG
+of drops and retransmissions. With --demo: the demo's runs side by side,
+batching off and on, as text, and OUTDIR/demo.png."""
 import csv
 import statistics
 import sys
@@ -71,7 +73,8 @@ def cell(vals):
     if s is None:
         return ''
     med, lo, hi = s
-    fmt = '%.0f' if med >= 100 else '%.2f'
+    whole = all(v is None or v == int(v) for v in vals)
+    fmt = '%.0f' if med >= 100 or whole else '%.2f'
     if lo == hi:
         return fmt % med
     return (fmt + ' (' + fmt + '-' + fmt + ')') % (med, lo, hi)
@@ -84,11 +87,86 @@ def num(s):
         return None
 
 
+def values(rows, config, state, key):
+    """KEY of every run of CONFIG in STATE, None where a cell is empty."""
+    return [num(r[key]) for r in rows
+            if config_name(r) == config and r['batching'] == state]
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def bars(ax, rows, configs, states, key):
+    """One group of bars per configuration, a bar per state: the median
+    of KEY, with its min-max as error bars."""
+    width = 0.8 / len(states)
+    for i, s in enumerate(states):
+        meds, lo, hi = [], [], []
+        for c in configs:
+            m, vmin, vmax = (spread(values(rows, c, s, key)) or
+                             (0, 0, 0))
+            meds.append(m)
+            lo.append(m - vmin)
+            hi.append(vmax - m)
+        ax.bar([x + i * width for x in range(len(configs))], meds, width,
+               yerr=[lo, hi], capsize=3, label=state_name(s),
+               color=COLORS[s])
+    ax.set_xticks([x + width * (len(states) - 1) / 2
+                   for x in range(len(configs))])
+
+
+def decorate(ax, labels, title):
+    ax.set_xticklabels(labels, rotation=30, ha='right', fontsize=8)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+
+
+def save(plt, fig, path, dpi=90):
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
+def in_order(rows, key):
+    """The values of KEY in the order the rows first show them."""
+    return list(dict.fromkeys(key(r) for r in rows))
+
+
+DEMO_FIGURES = [('gbit', 'Gbit/s'), ('retrans', 'retrans'),
+                ('avg_batch', 'avg batch'),
+                ('doorbells_per_pkt', 'doorbells/pkt')]
+
+
+def demo_report(rows, outdir):
+    configs = in_order(rows, config_name)
+    states = ['off', 'on']
+    w = max(len(c) for c in configs)
+    print(f'{"":>{w}} | ' + ' | '.join(f'{t:>19}' for _, t in DEMO_FIGURES))
+    print(f'{"batching":>{w}} | ' +
+          ' | '.join(f'{"off":>9} {"on":>9}' for _ in DEMO_FIGURES))
+    for c in configs:
+        print(f'{c:>{w}} | ' + ' | '.join(
+            ' '.join(f'{cell(values(rows, c, s, key)):>9}' for s in states)
+            for key, _ in DEMO_FIGURES))
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(DEMO_FIGURES), figsize=(15, 3.8))
+    for ax, (key, title) in zip(axes, DEMO_FIGURES):
+        bars(ax, rows, configs, states, key)
+        ax.set_xticklabels([c.replace(', ', '\n') for c in configs],
+                           fontsize=8)
+        ax.set_title(title)
+    axes[0].legend(fontsize=8)
+    fig.suptitle('e1000 transmit batching, two QEMU guests')
+    save(plt, fig, f'{outdir}/demo.png', dpi=100)
+
+
 def sweep_report(rows, outdir):
-    kinds = []
-    for r in rows:
-        if r['kind'] not in kinds:
-            kinds.append(r['kind'])
+    kinds = in_order(rows, lambda r: r['kind'])
     reps = len({r['rep'] for r in rows})
     print(f'Medians over {reps} rounds in one boot (min-max); TCP, 64 flows,'
           ' TSO and GSO off.\n')
@@ -109,10 +187,7 @@ def sweep_report(rows, outdir):
                 + ' |')
         print()
 
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, key, title in ((axes[0], 'b_nic_drops', "B's NIC drops"),
                            (axes[1], 'retrans', 'A retransmissions')):
@@ -128,26 +203,29 @@ def sweep_report(rows, outdir):
             ax.plot([SHAPES.index(sh) for sh in shapes], meds, marker='o',
                     label=k)
         ax.set_xticks(range(len(SHAPES)))
-        ax.set_xticklabels(SHAPES, rotation=30, ha='right', fontsize=8)
-        ax.set_title(f'{title}, median of {reps}')
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(f'{outdir}/bench-sweep.png', dpi=90)
-    plt.close(fig)
+        decorate(ax, SHAPES, f'{title}, median of {reps}')
+    save(plt, fig, f'{outdir}/bench-sweep.png')
 
 
 def main():
-    rows = list(csv.DictReader(open(sys.argv[1])))
-    outdir = sys.argv[2]
+    args = sys.argv[1:]
+    demo = args[:1] == ['--demo']
+    if demo:
+        args = args[1:]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    with open(args[0]) as f:
+        rows = list(csv.DictReader(f))
+    outdir = args[1]
     if not rows:
-        sys.exit(f'{sys.argv[1]}: no results to report')
+        sys.exit(f'{args[0]}: no results to report')
+    if demo:
+        demo_report(rows, outdir)
+        return
     if all(r['kind'].startswith(('sweep-', 'fixed-')) for r in rows):
         sweep_report(rows, outdir)
         return
-    configs = []
-    for r in rows:
-        if config_name(r) not in configs:
-            configs.append(config_name(r))
+    configs = in_order(rows, config_name)
     states = [s for s in STATES if any(r['batching'] == s for r in rows)]
     reps = len({r['rep'] for r in rows})
 
@@ -164,16 +242,11 @@ def main():
                                                 for s in states) + ' |')
         print('|---|' + '---|' * len(states))
         for c in subset:
-            cells = [cell([num(r[key]) for r in rows
-                           if config_name(r) == c and r['batching'] == s])
-                     for s in states]
+            cells = [cell(values(rows, c, s, key)) for s in states]
             print(f'| {c} | ' + ' | '.join(cells) + ' |')
         print()
 
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     for key, title in FIGURES:
         subset = (['TCP RR latency'] if key == 'rtt_us' else
                   [c for c in configs if c != 'TCP RR latency'])
@@ -182,27 +255,9 @@ def main():
                  if any(num(r[key]) is not None
                         for r in rows if r['batching'] == s)]
         fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(subset)), 4))
-        width = 0.8 / len(shown)
-        for i, s in enumerate(shown):
-            meds, lo, hi = [], [], []
-            for c in subset:
-                m, vmin, vmax = spread([num(r[key]) for r in rows
-                                        if config_name(r) == c and
-                                        r['batching'] == s]) or (0, 0, 0)
-                meds.append(m)
-                lo.append(m - vmin)
-                hi.append(vmax - m)
-            ax.bar([x + i * width for x in range(len(subset))], meds, width,
-                   yerr=[lo, hi], capsize=3, label=state_name(s),
-                   color=COLORS[s])
-        ax.set_xticks([x + width * (len(shown) - 1) / 2
-                       for x in range(len(subset))])
-        ax.set_xticklabels(subset, rotation=30, ha='right', fontsize=8)
-        ax.set_title(f'{title}: median, min-max over {reps} rounds')
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(f'{outdir}/bench-{key}.png', dpi=90)
-        plt.close(fig)
+        bars(ax, rows, subset, shown, key)
+        decorate(ax, subset, f'{title}: median, min-max over {reps} rounds')
+        save(plt, fig, f'{outdir}/bench-{key}.png')
 
 
 if __name__ == '__main__':

@@ -6,7 +6,7 @@
 #   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$REPO/qemu-configs/guests.sh"
+. "$REPO/scripts/guests.sh"
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
 mkdir -p "$BUILD" "$RESULTS"

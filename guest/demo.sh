@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo, the part that runs in guest A (demo.sh passes OUT and TIME):
-# what a person would type to see batching at work, and one CSV row per
-# iperf3 run in $OUT/demo.csv.
+# make demo, the part that runs in guest A (scripts/demo.sh passes OUT and
+# TIME): what a person would type to see batching at work. Its runs are
+# rows of the bench's format in $OUT/demo.csv (guest/measure.sh), which
+# the host turns into the table with the bench's report code.
 set -u
 exec > >(tee "$OUT/demo.log") 2>&1
-source "$OUT/kselftest/net/batching/lib.sh"
-TMP=$(mktemp -d)
+CSV=$OUT/demo.csv
+source "$(dirname "$0")/measure.sh"
 
 # show CMD: print CMD as typed at guest A's prompt, then run it
 show()
@@ -15,17 +16,10 @@ show()
 	eval "$1"
 }
 
-counters()
-{
-	show "ethtool -S $DEV | grep -E 'tx_(packets|doorbells):'"
-	show "grep . /sys/class/net/$DEV/queues/tx-0/xmit_batch/*"
-}
-
 echo "== the feature, as ethtool shows it"
 show "ethtool -k $DEV | grep -E '^(tx-batch-skbs|tcp-segmentation-offload):'"
+csv_header
 iperf3_servers
-echo "flows,tso,batching,gbit,retrans,avg_batch,doorbells_per_pkt,batches" \
-	> "$OUT/demo.csv"
 # With TSO on, one 64 KB packet already costs one doorbell, so batching
 # changes little; with TSO off, 64 flows make the driver ring once per
 # MTU-sized frame, and batching once per batch.
@@ -40,10 +34,9 @@ for run in "1 on" "64 on" "64 off"; do
 		echo "== iperf3, $flows flow(s), TSO $tso, batching $state, $TIME s"
 		show "ethtool -K $DEV tx-batch-skbs $state"
 		echo "guest-a# iperf3 -c $PEER -P $flows -t $TIME"
-		traffic_run tcp "$state" "$flows" "$TIME"
-		echo "$flows,$tso,$state,$R_gbit,$R_nstat_retrans,$R_avg_batch," \
-			"$R_db_per_pkt,$R_txq_batches" | tr -d ' ' >> "$OUT/demo.csv"
-		counters
+		measure tcp "$flows" "$tso" "$state" 1
+		show "ethtool -S $DEV | grep -E 'tx_(packets|doorbells):'"
+		show "grep . /sys/class/net/$DEV/queues/tx-0/xmit_batch/*"
 	done
 done
 ethtool -K "$DEV" tso on gso on >/dev/null

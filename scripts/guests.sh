@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# QEMU command lines of the test bed, in one place. Sourced after
-# scripts/lib.sh. Two guests, A and B, boot the project's bzImage with this
+# QEMU command lines of the test bed, in one place, and the one way to run
+# a job in the guests (guests_job). Sourced after scripts/lib.sh; what
+# runs inside the guests lives in guest/. Two guests, A and B, boot the project's bzImage with this
 # machine's / as a read-only 9p root and are joined by two point-to-point
 # links, both QEMU socket netdevs on 127.0.0.1 (never user-mode networking):
 #   wire: e1000 <-> e1000, the link under test (192.0.2.0/24, 2001:db8::/64)
@@ -76,7 +77,7 @@ guest_cmdline() {
 	echo -accel "$accel" -smp 1 -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/qemu-configs/guest-init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
+		-append "'console=ttyS0 root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
 		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
@@ -121,6 +122,28 @@ guests_run() {
 	trap - INT TERM
 	[ $rc -eq 124 ] && echo "guest a timed out after $limit s" >&2
 	return $rc
+}
+
+# guests_job OUT TIMEOUT: run guest A's job, a bash script read from
+# stdin, in the two guests. Installs the net/batching kselftests (whose
+# library the guest-side scripts source) into OUT/kselftest, passes the
+# host's BATCHING_* settings on, and boots the guests with OUT shared
+# read-write; the job finds OUT in $TESTBED_OUT. Dies when the guests do
+# not finish by themselves within TIMEOUT seconds.
+guests_job() {
+	local out=$1 limit=$2 v start
+	mkdir -p "$out"
+	make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
+		INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
+		{ cat "$out/install.log"; die "kselftest install failed"; }
+	for v in ${!BATCHING_@}; do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done > "$out/job-a.sh"
+	cat >> "$out/job-a.sh"
+	start=$(date +%s)
+	guests_run "$out" "$limit" ||
+		die "guests did not finish (consoles in $out)"
+	say "guests ran for $(($(date +%s) - start)) s"
 }
 
 # console_splats FILE...: print the kernel problem reports in guest console

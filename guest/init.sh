@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# PID 1 of a test-bed guest (command line built in guests.sh). Mounts what a
-# read-only 9p root needs, names and addresses the two NICs by MAC, then
+# PID 1 of a test-bed guest (command line built in scripts/guests.sh).
+# Mounts what a read-only 9p root needs, names and addresses the two NICs by MAC, then
 #   guest b: serves the control agent until guest a says "poweroff";
 #   guest a: runs $out/job-a.sh (written by the host) with the peer's
 #            addresses and the remote-command prefix in its environment.
@@ -29,7 +29,7 @@ mount --bind / /dev/.hostroot
 for d in /dev/shm /tmp /run /var/tmp /var/log /var/lib /root /mnt; do
 	mount -t tmpfs tmpfs "$d"
 done
-if [ ! -d "$REPO/qemu-configs" ]; then
+if [ ! -d "$REPO/guest" ]; then
 	mkdir -p "$REPO"
 	mount --bind "/dev/.hostroot$REPO" "$REPO"
 fi
@@ -65,7 +65,7 @@ ip link set eth1 up
 echo "testbed: guest $name up: $(uname -r), eth0=$(ethtool -i eth0 | sed -n 's/^driver: //p')"
 
 if [ "$name" = b ]; then
-	python3 "$REPO/qemu-configs/peer-agent.py" serve "198.51.100.$n" "$AGENT_PORT"
+	python3 "$REPO/guest/peer-agent.py" serve "198.51.100.$n" "$AGENT_PORT"
 else
 	# The selftests' two-host variables (lib.sh), named as upstream's
 	# drivers/net selftests name them; the remote is the agent on B.
@@ -74,9 +74,9 @@ else
 	export REMOTE_V4=192.0.2.$peer REMOTE_V6=2001:db8::$peer
 	agent=198.51.100.$peer:$AGENT_PORT
 	export REMOTE_TYPE=cmd
-	export REMOTE_ARGS="$REPO/qemu-configs/peer-call.sh $agent"
+	export REMOTE_ARGS="$REPO/guest/peer-call.sh $agent"
 	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
-	export BATCHING_PEER_NIC_DROPS="$REPO/qemu-configs/nic-drops.sh $out/guest-b.nic-trace"
+	export BATCHING_PEER_NIC_DROPS="$REPO/guest/nic-drops.sh $out/guest-b.nic-trace"
 	export TESTBED_OUT=$out
 	# Wait for the peer's agent (its boot may lag ours).
 	for i in $(seq 120); do
@@ -89,7 +89,7 @@ else
 	else
 		echo "testbed: no $out/job-a.sh to run"
 	fi
-	python3 "$REPO/qemu-configs/peer-agent.py" call "$agent" --poweroff \
+	python3 "$REPO/guest/peer-agent.py" call "$agent" --poweroff \
 		2>/dev/null
 fi
 sync

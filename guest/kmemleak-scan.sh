@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kmemleak-scan.sh: after the selftests, on each guest (scripts/selftest.sh):
+# two kmemleak scans, then a count line and the reports. The host judges
+# them with the kernel log (console_splats in scripts/guests.sh).
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+f=/sys/kernel/debug/kmemleak
+if [ ! -w $f ]; then
+	echo "kmemleak: $f not available"
+	exit 0
+fi
+# A second scan reports only what stayed unreferenced since the first
+echo scan > $f
+sleep 6
+echo scan > $f
+echo "kmemleak scan: $(grep -c "^unreferenced object" $f) reports"
+cat $f

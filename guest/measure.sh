@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+# The measurement library of guest A, sourced by guest/demo.sh and
+# guest/bench.sh: the selftests' own library (traffic_run, counters, the
+# peer) plus one CSV row per run in the bench's format, which
+# scripts/bench_report.py turns into tables and charts. A traffic matrix
+# is a loop over `measure` calls. Needs OUT (the shared results directory,
+# with the kselftests installed in $OUT/kselftest) and TIME (seconds per
+# run); writes $CSV, by default $OUT/bench.csv.
+source "$OUT/kselftest/net/batching/lib.sh"
+BATCHING_STATE_SET=state_set
+TMP=$(mktemp -d)
+CSV=${CSV:-$OUT/bench.csv}
+
+# state_set STATE: what traffic_run calls to put DEV in STATE. off and on
+# switch batching; stock and xmit-more (unpatched kernels) have nothing to
+# switch; the sweep kernel's burst shapes (guest/bench.sh) are batching on
+# with its bench-only knobs set.
+state_set()
+{
+	local frames=64 every=0 p=/sys/module
+
+	case $1 in
+	stock|xmit-more) return 0 ;;
+	off|on) batching_set "$1"; return ;;
+	series) ;;
+	db*) every=${1#db} ;;
+	unbounded) frames=256 every=1000000 ;;
+	*) echo "state_set: unknown state $1" >&2; return 1 ;;
+	esac
+	echo $frames > $p/sch_generic/parameters/bench_batch_frames &&
+	echo $every > $p/e1000/parameters/bench_doorbell_frames &&
+	ethtool -K "$DEV" "$FEATURE" on
+}
+
+# max_batch: the most frames one driver call was handed, over all queues,
+# since boot (or since the sweep kernel's last reset); empty on stock
+max_batch()
+{
+	cat /sys/class/net/"$DEV"/queues/tx-*/xmit_batch/max_batch \
+		2>/dev/null | sort -n | tail -n 1
+}
+
+# cpu_busy: sys + softirq seconds of this guest so far (USER_HZ = 100)
+cpu_busy()
+{
+	awk '$1 == "cpu" { printf "%.2f", ($4 + $8) / 100 }' /proc/stat
+}
+
+# loss_snapshot FILE: what tells lost packets from needless retransmissions:
+# RTO expiries, and retransmitted segments the peer reported as duplicates
+# (D-SACK)
+loss_snapshot()
+{
+	nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
+		awk '!/^#/ { print $1, $2 }' > "$1"
+}
+
+# csv_header: start $CSV with the column names bench_report.py reads
+csv_header()
+{
+	echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
+		"b_nic_drops,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
+		"qdisc_requeues,rtt_us,max_batch" | tr -d ' ' > "$CSV"
+}
+
+# row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures
+row()
+{
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
+	local pkts drops=${R_b_overruns-}
+
+	pkts=$(val "$TMP/delta" tx_packets)
+	# Stock e1000 counts no doorbells (the xmit-more bench patch does),
+	# and neither has a batch list: empty cells, not zeroes.
+	case $state in
+	stock) R_db_per_pkt='' R_avg_batch='' ;;
+	xmit-more) R_avg_batch='' ;;
+	esac
+	[ "$drops" != n/a ] || drops=''
+	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
+		"$(ratio "$pkts" "$secs"),${R_db_per_pkt-}," \
+		"$drops,${R_avg_batch-}," \
+		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
+		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
+		"${R_nstat_retrans:-0},${R_rto:-0},${R_dsack:-0}," \
+		"${R_requeues:-0},${LAT_US:-},$(max_batch)" |
+		tr -d ' ' >> "$CSV"
+}
+
+# measure KIND FLOWS TSO STATE REP [iperf3 args]: one iperf3 run (KIND tcp
+# or udp) of TIME seconds with TSO/GSO and the state set as given, and its
+# row. The demo and the bench measure; the selftests judge: the figures of
+# a run that a selftest would fail are kept, said as such (stock kernels
+# have no batch counters at all). Returns 1 only when iperf3 or the state
+# change failed, with no row.
+measure()
+{
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1
+
+	shift 5
+	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
+	c0=$(cpu_busy)
+	loss_snapshot "$TMP/loss0"
+	traffic_run "$kind" "$state" "$flows" "$TIME" "$@" ||
+		log_info "(a selftest would fail this run: $R_failed)"
+	[ "$R_failed" != iperf3 ] && [ "$R_failed" != batching_set ] ||
+		return 1
+	loss_snapshot "$TMP/loss1"
+	c1=$(cpu_busy)
+	counters_delta "$TMP/loss0" "$TMP/loss1" "$TMP/loss"
+	R_rto=$(val "$TMP/loss" TcpExtTCPTimeouts)
+	R_dsack=$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)
+	LAT_US=
+	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
+}
