@@ -17,6 +17,7 @@ PKGS=(
 	qemu-system-x86
 	# what the guests run (from the host's / over 9p)
 	iproute2 iputils-ping ethtool iperf3 procps util-linux strace tcpdump
+	jq socat
 	rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 	# make bench: request/response latency
 	sockperf

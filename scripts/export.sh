@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+[ -e "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
 git -C "$TREE" diff --quiet HEAD || die "uncommitted changes in $TREE: commit them first"
 
 out=$(mktemp -d)
