@@ -12,34 +12,21 @@ set -euo pipefail
 mkdir -p "$BUILD" "$RESULTS"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 
-# kunit_config: the kunitconfig of this KERNEL. kunit.py refuses two
-# values for one option, so later fragments replace the lines of earlier
-# ones rather than being passed as a second --kunitconfig.
-kunit_config() {
-	local c merged=$BUILD/kunitconfig.merged opts
-
-	set -- $KCONFIGS
-	if [ $# -eq 1 ]; then
-		echo "$1"
-		return
-	fi
-	cp "$1" "$merged.tmp"
-	shift
-	for c in "$@"; do
-		opts=$(grep -oE 'CONFIG_[A-Za-z0-9_]+' "$c" | sort -u |
-			sed 's/.*/(^|# )&[= ]/' | paste -sd'|')
-		grep -vE "$opts" "$merged.tmp" > "$merged.new" || true
-		cat "$c" >> "$merged.new"
-		mv "$merged.new" "$merged.tmp"
-	done
-	mv "$merged.tmp" "$merged"
-	echo "$merged"
-}
-
+# kunit_py CMD ARGS...: kunit.py with the kunitconfig and, for the kasan
+# and release kernels, the lines of their fragment as kunit.py's own
+# --kconfig_add options, which override the kunitconfig's values
+# ("# CONFIG_X is not set" included; kunit.py refuses two --kunitconfig
+# files that disagree).
 kunit_py() {
-	local cmd=$1
+	local cmd=$1 line
 	shift
-	set -- --kunitconfig="$(kunit_config)" "$@"
+	set -- --kunitconfig="$REPO/kunitconfig" "$@"
+	if [ -n "$KCONFIG_FRAGMENT" ]; then
+		while read -r line; do
+			set -- --kconfig_add="$line" "$@"
+		done < <(grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' \
+			"$KCONFIG_FRAGMENT")
+	fi
 	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
 		--arch=x86_64 \
 		--qemu_config="$REPO/qemu-configs/x86_64.py" \

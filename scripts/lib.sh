@@ -18,16 +18,18 @@ TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
 # A fourth, "fault", is the test kernel with a deliberate bug from
 # selftests/faults/ (make fault-check: the tests must catch it).
 # KUNIT_RESULTS names the results of a KUnit run on that kernel.
+# Each has its build directory, overridable: BUILD (test), BUILD_KASAN,
+# BUILD_RELEASE, BUILD_FAULT. KCONFIG_FRAGMENT is what the kernel adds to
+# the kunitconfig.
 KERNEL=${KERNEL:-test}
+KCONFIG_FRAGMENT=
 case "$KERNEL" in
-test)	BUILD=${BUILD:-$CACHE_DIR/build}
-	KCONFIGS="$REPO/kunitconfig" ;;
+test)	BUILD=${BUILD:-$CACHE_DIR/build} ;;
 kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
-	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/kasan.config" ;;
+	KCONFIG_FRAGMENT=$REPO/qemu-configs/kasan.config ;;
 release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
-	KCONFIGS="$REPO/kunitconfig $REPO/qemu-configs/release.config" ;;
-fault)	BUILD=${BUILD_FAULT:-$CACHE_DIR/build-fault}
-	KCONFIGS="$REPO/kunitconfig" ;;
+	KCONFIG_FRAGMENT=$REPO/qemu-configs/release.config ;;
+fault)	BUILD=${BUILD_FAULT:-$CACHE_DIR/build-fault} ;;
 *)	echo "error: KERNEL=$KERNEL: test, kasan, release or fault" >&2; exit 1 ;;
 esac
 KUNIT_RESULTS=kunit
