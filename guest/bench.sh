@@ -19,7 +19,7 @@ pktgen()
 
 	state_set "$state"
 	ping -c 1 -W 1 "$PEER" >/dev/null
-	mac=$(ip neigh show "$PEER" dev "$DEV" | awk '{ print $3 }')
+	mac=$(ip -j neigh show "$PEER" dev "$DEV" | jq -r '.[0].lladdr')
 	echo "rem_device_all" > $pg/kpktgend_0
 	echo "add_device $DEV" > $pg/kpktgend_0
 	{
@@ -81,13 +81,8 @@ latency()
 # the link to carry pings again
 peer_rx_ring()
 {
-	local i
-
 	remote "ethtool -G $PEER_DEV rx $1" || return 1
-	for i in $(seq 30); do
-		ping -c 1 -W 1 "$PEER" >/dev/null 2>&1 && return 0
-	done
-	return 1
+	busywait 30000 ping -c 1 -W 1 "$PEER" >/dev/null
 }
 
 # sweep: TSO off, 64 flows, the burst shapes of the sweep kernel against

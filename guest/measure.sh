@@ -51,8 +51,8 @@ cpu_busy()
 # (D-SACK)
 loss_snapshot()
 {
-	nstat -asz TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
-		awk '!/^#/ { print $1, $2 }' > "$1"
+	nstat -asz -j TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
+		jq -r '.kernel | to_entries[] | "\(.key) \(.value)"' > "$1"
 }
 
 # csv_header: start $CSV with the column names bench_report.py reads
