@@ -6,7 +6,10 @@
 # burst sweep on the sweep kernel). Every configuration runs in each state
 # back to back, and the whole matrix is repeated REPS times, so that drift
 # and noise of the emulated link hit all sides alike. One row per run in
-# $OUT/bench.csv (guest/measure.sh).
+# $OUT/bench.csv (guest/measure.sh). With BENCH_LINK=virtio (and the
+# settings of guest/init.sh's TESTBED_VIRTIO), the virtio-net wire's
+# matrix instead: TCP at 1, 8 and 64 flows, TSO off (all its device
+# offers here), kinds virtio-tcp, with QEMU's count of notifications.
 set -u
 source "$(dirname "$0")/measure.sh"
 SOCKPERF_PORT=11111
@@ -40,7 +43,7 @@ pktgen()
 	d=$TMP/delta
 	R_db_per_pkt=$(ratio "$(val "$d" tx_doorbells)" "$(val "$d" tx_packets)")
 	R_avg_batch=$(ratio "$(val "$d" txq_packets)" "$(val "$d" txq_batches)")
-	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_b_overruns=
+	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
 	R_requeues=$(val "$d" qdisc_requeues)
 	LAT_US=
 	echo "rem_device_all" > $pg/kpktgend_0
@@ -72,7 +75,7 @@ latency()
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
 	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
-	R_rto=0 R_dsack=0 R_b_overruns=
+	R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
 	log_info "latency batching=$state: round trip $LAT_US us"
 	row latency 1 on "$state" "$rep" "$TIME" 0
 }
@@ -113,6 +116,22 @@ sweep()
 
 csv_header
 iperf3_servers
+if [ "${BENCH_LINK:-e1000}" = virtio ]; then
+	KIND_PREFIX=virtio-
+	HOST_DOORBELLS="python3 $(dirname "$0")/trace-count.py"
+	HOST_DOORBELLS+=" $OUT/guest-a.nic-trace virtio-tx-kicks"
+	for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
+		echo "== virtio round $rep"
+		for flows in 1 8 64; do
+			for state in $STATES; do
+				measure tcp "$flows" off "$state" "$rep"
+			done
+		done
+	done
+	state_set "${STATES%% *}"
+	echo "== virtio bench done"
+	exit 0
+fi
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \
 	"-p $SOCKPERF_PORT >/dev/null 2>&1 &"
 if [ "$STATES" = sweep ]; then

@@ -10,6 +10,7 @@ source "$OUT/kselftest/net/batching/lib.sh"
 BATCHING_STATE_SET=state_set
 TMP=$(mktemp -d)
 CSV=${CSV:-$OUT/bench.csv}
+KIND_PREFIX=${KIND_PREFIX:-}
 
 # state_set STATE: what traffic_run calls to put DEV in STATE. off and on
 # switch batching; stock and xmit-more (unpatched kernels) have nothing to
@@ -55,25 +56,39 @@ loss_snapshot()
 		jq -r '.kernel | to_entries[] | "\(.key) \(.value)"' > "$1"
 }
 
-# csv_header: start $CSV with the column names bench_report.py reads
+# csv_header: start $CSV, unless it exists, with the column names
+# bench_report.py reads
 csv_header()
 {
+	[ ! -s "$CSV" ] || return 0
 	echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 		"b_nic_drops,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
-		"qdisc_requeues,rtt_us,max_batch" | tr -d ' ' > "$CSV"
+		"qdisc_requeues,rtt_us,max_batch,host_doorbells_per_pkt" |
+		tr -d ' ' > "$CSV"
 }
 
-# row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures
+# host_doorbells: what $HOST_DOORBELLS prints, the device notifications
+# counted by this guest's QEMU (the virtio wire's, guest/trace-count.py);
+# empty without it
+host_doorbells()
+{
+	[ -z "${HOST_DOORBELLS:-}" ] || $HOST_DOORBELLS
+}
+
+# row KIND FLOWS TSO STATE REP SECS CPU: append the last run's figures;
+# KIND is prefixed with $KIND_PREFIX (virtio- for the virtio wire)
 row()
 {
-	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
+	local kind=$KIND_PREFIX$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
 	local pkts drops=${R_b_overruns-}
 
 	pkts=$(val "$TMP/delta" tx_packets)
-	# Stock e1000 counts no doorbells (the xmit-more bench patch does),
-	# and neither has a batch list: empty cells, not zeroes.
+	# Stock e1000 counts no doorbells (the xmit-more bench patch does;
+	# virtio-net counts its kicks), and no stock kernel has a batch
+	# list: empty cells, not zeroes.
 	case $state in
-	stock) R_db_per_pkt='' R_avg_batch='' ;;
+	stock)	has "$TMP/delta" tx_doorbells || R_db_per_pkt=''
+		R_avg_batch='' ;;
 	xmit-more) R_avg_batch='' ;;
 	esac
 	[ "$drops" != n/a ] || drops=''
@@ -83,7 +98,7 @@ row()
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},${R_rto:-0},${R_dsack:-0}," \
-		"${R_requeues:-0},${LAT_US:-},$(max_batch)" |
+		"${R_requeues:-0},${LAT_US:-},$(max_batch),${R_host_db:-}" |
 		tr -d ' ' >> "$CSV"
 }
 
@@ -95,16 +110,20 @@ row()
 # change failed, with no row.
 measure()
 {
-	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1 db0
 
 	shift 5
 	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
 	c0=$(cpu_busy)
+	db0=$(host_doorbells)
 	loss_snapshot "$TMP/loss0"
 	traffic_run "$kind" "$state" "$flows" "$TIME" "$@" ||
 		log_info "(a selftest would fail this run: $R_failed)"
 	[ "$R_failed" != iperf3 ] && [ "$R_failed" != batching_set ] ||
 		return 1
+	R_host_db=
+	[ -z "$db0" ] || R_host_db=$(ratio "$(($(host_doorbells) - db0))" \
+		"$(val "$TMP/delta" tx_packets)")
 	loss_snapshot "$TMP/loss1"
 	c1=$(cpu_busy)
 	counters_delta "$TMP/loss0" "$TMP/loss1" "$TMP/loss"

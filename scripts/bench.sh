@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: batching against the stock xmit_more path and TSO, on the
-# release kernel (no KASAN, no lockdep) in the two e1000 guests. The
-# matrix (guest/bench.sh) runs REPS times in one boot, batching off
-# and on back to back. BASELINE=stock also builds the unpatched tree with
+# release kernel (no KASAN, no lockdep) in the two guests, over their e1000
+# wire and then their virtio-net wire. The matrix (guest/bench.sh) runs
+# REPS times in one boot, batching off and on back to back. BASELINE=stock also builds the unpatched tree with
 # the same config and alternates boots of the two kernels, one round each,
 # so that "batching off" can be checked against true stock; BASELINE=
 # xmit-more adds a third kernel, stock with the best xmit_more doorbell
@@ -36,6 +36,10 @@ run_matrix() {
 	guests_job "$dir" 3600 <<JOB
 OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
 	bash "$REPO/guest/bench.sh" 2>&1 | tee "$dir/bench.log"
+[ "$states" = sweep ] ||
+	env \$TESTBED_VIRTIO BENCH_LINK=virtio OUT=$dir REPS=$rounds \\
+	FIRST_REP=$first TIME=$TIME STATES="$states" \\
+	bash "$REPO/guest/bench.sh" 2>&1 | tee -a "$dir/bench.log"
 JOB
 	[ "$(wc -l < "$dir/bench.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
 		die "no results from $name (see $dir/guest-a.console)"

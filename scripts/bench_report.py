@@ -22,7 +22,9 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('dsack_segs', 'needless retrans (D-SACKed segments)'),
            ('qdisc_requeues', 'qdisc requeues'),
            ('rtt_us', 'RTT us'),
-           ('max_batch', 'max batch (frames per driver call, since boot)')]
+           ('max_batch', 'max batch (frames per driver call, since boot)'),
+           ('host_doorbells_per_pkt',
+            "notifications/pkt, QEMU's count (virtio wire)")]
 STATES = ['stock', 'xmit-more', 'off', 'on']
 COLORS = {'stock': 'tab:gray', 'xmit-more': 'tab:green', 'off': 'tab:blue',
           'on': 'tab:orange'}
@@ -51,6 +53,8 @@ def shape_name(s):
 
 
 def config_name(r):
+    if r['kind'] == 'virtio-tcp':
+        return f'virtio-net TCP {r["flows"]} flow(s), TSO {r["tso"]}'
     if r['kind'] == 'tcp':
         return f'TCP {r["flows"]} flow(s), TSO {r["tso"]}'
     if r['kind'] == 'udp':

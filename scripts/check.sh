@@ -18,5 +18,7 @@ say "selftests done after $(($(date +%s) - start)) s"
 KERNEL=kasan "$REPO/scripts/kernel.sh" kunit || rc=1
 say "KUnit on the KASAN kernel done after $(($(date +%s) - start)) s"
 "$REPO/scripts/summary.py" "$RESULTS/kunit.json" \
-	"$RESULTS/selftest/kselftest.tap" "$RESULTS/kunit-kasan.json" || rc=1
+	"$RESULTS/selftest/kselftest.tap" \
+	"$RESULTS/selftest/kselftest-virtio.tap" \
+	"$RESULTS/kunit-kasan.json" || rc=1
 exit $rc

@@ -1,14 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU command lines of the test bed, in one place, and the one way to run
 # a job in the guests (guests_job). Sourced after scripts/lib.sh; what
-# runs inside the guests lives in guest/. Two guests, A and B, boot the project's bzImage with this
-# machine's / as a read-only 9p root and are joined by two point-to-point
-# links, both QEMU socket netdevs on 127.0.0.1 (never user-mode networking):
-#   wire: e1000 <-> e1000, the link under test (192.0.2.0/24, 2001:db8::/64)
-#   ctl:  virtio-net <-> virtio-net, the harness's control link
-#         (198.51.100.0/24), so that tests may take the wire down.
+# runs inside the guests lives in guest/. Two guests, A and B, boot the
+# project's bzImage with this machine's / as a read-only 9p root and are
+# joined by three point-to-point links, all QEMU socket netdevs on
+# 127.0.0.1 (never user-mode networking):
+#   wire:  e1000 <-> e1000, the link under test (192.0.2.0/24, 2001:db8::/64)
+#   vwire: virtio-net <-> virtio-net, the second link under test
+#          (198.51.100.128/25, 2001:db8:1::/64)
+#   ctl:   virtio-net <-> virtio-net, the harness's control link
+#          (198.51.100.0/25), so that tests may take a wire down.
+# guest/init.sh names and addresses them.
 
 GUEST_MEM=${GUEST_MEM:-1024}
+# The control link's virtio-net without a control queue, and without the
+# features Linux refuses without one (virtnet_validate_features())
+CTL_NO_CVQ=ctrl_vq=off,ctrl_rx=off,ctrl_vlan=off,guest_announce=off,ctrl_mac_addr=off
 
 # guest_accel: "tcg", or "kvm" when ACCEL=kvm or a short boot probe shows
 # that KVM guests get past the decompressor here. The probe's verdict is
@@ -59,10 +66,14 @@ wait_listen() {
 }
 
 # guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
-# (a or b). QEMU's e1000 traces each frame it drops because the guest's
-# RX ring is full (e1000_receiver_overrun) into guest-NAME.nic-trace: the
-# count of receiver drops at their source (the guest's MPC counter is a
-# running sum that e1000_update_stats() adds up again, not a delta). Guest b listens on the two link ports, guest a connects.
+# (a or b). QEMU traces, into guest-NAME.nic-trace, each frame its e1000
+# drops because the guest's RX ring is full (e1000_receiver_overrun) and
+# each notification a virtio device gets (virtio_queue_notify):
+# guest/trace-count.py counts receiver drops and the virtio wire's
+# transmit notifications where they happen. So that it can tell the wire
+# from the control link, only the wire has a virtio-net control queue.
+# (QEMU keeps the file= of its last -trace option: both name the file.)
+# Guest b listens on the link ports, guest a connects.
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
 guest_cmdline() {
@@ -82,9 +93,12 @@ guest_cmdline() {
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
 		-device "e1000,netdev=wire,mac=52:54:00:00:00:0$n" \
+		-netdev "socket,id=vwire,$side=127.0.0.1:$VWIRE_PORT" \
+		-device "virtio-net-pci,netdev=vwire,mac=52:54:00:00:02:0$n" \
 		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
-		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n" \
+		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n,$CTL_NO_CVQ" \
 		-trace "enable=e1000_receiver_overrun,file=$out/guest-$name.nic-trace" \
+		-trace "enable=virtio_queue_notify,file=$out/guest-$name.nic-trace" \
 		-serial "file:$out/guest-$name.console"
 }
 
@@ -97,8 +111,9 @@ guests_run() {
 	shift 2
 	local -a qa qb
 	WIRE_PORT=$(free_port)
+	VWIRE_PORT=$(free_port)
 	CTL_PORT=$(free_port)
-	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
+	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, virtio wire 127.0.0.1:$VWIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
 	eval "qb=($(guest_cmdline b "$out" "$@"))"
 	eval "qa=($(guest_cmdline a "$out" "$@"))"
 	GUEST_B=; GUEST_A=
@@ -106,7 +121,8 @@ guests_run() {
 		[ -z "$GUEST_A$GUEST_B" ] || wait $GUEST_A $GUEST_B; exit 130' INT TERM
 	timeout -k 10 "$limit" qemu-system-x86_64 "${qb[@]}" &
 	GUEST_B=$!
-	if ! wait_listen "$WIRE_PORT" || ! wait_listen "$CTL_PORT"; then
+	if ! wait_listen "$WIRE_PORT" || ! wait_listen "$VWIRE_PORT" ||
+	   ! wait_listen "$CTL_PORT"; then
 		kill $GUEST_B
 		die "guest b did not start (see $out/guest-b.console)"
 	fi

@@ -10,6 +10,16 @@ set -euo pipefail
 
 # TESTS="reorder.sh gate.sh": run only these scripts (while iterating)
 TESTS=${TESTS:-}
+# Then the scripts of VIRTIO_TESTS again over the virtio-net wire (eth2;
+# guest/init.sh's TESTBED_VIRTIO): TCP at 1/8/64 flows with TSO on and off,
+# the order checks with their netem controls, and the faults under load
+# (toggles, link, MTU, ring, qdisc, unbind). None while iterating with TESTS,
+# unless VIRTIO_TESTS is given too.
+if [ -n "$TESTS" ]; then
+	VIRTIO_TESTS=${VIRTIO_TESTS-}
+else
+	VIRTIO_TESTS=${VIRTIO_TESTS-tcp.sh reorder.sh stress.sh}
+fi
 # The whole run under TCG took over 40 min on Dec 3 (it hit the former
 # 2400 s); a hung guest still ends well inside CI's 90 minutes.
 TIMEOUT=${SELFTEST_TIMEOUT:-3000}
@@ -27,18 +37,34 @@ only=
 for t in $TESTS; do
 	only+=" -t net/batching:$t"
 done
+vonly=
+for t in $VIRTIO_TESTS; do
+	vonly+=" -t net/batching:$t"
+done
+rm -f "$out/kselftest-virtio.tap"
 guests_job "$out" "$TIMEOUT" <<JOB
 cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee "$out/kselftest.tap"
+[ -z "$vonly" ] || env \$TESTBED_VIRTIO ./run_kselftest.sh $vonly 2>&1 |
+	tee "$out/kselftest-virtio.tap"
 bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-a.txt" 2>&1
 \$REMOTE_ARGS bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-b.txt" 2>&1
 JOB
 
 [ -s "$out/kselftest.tap" ] || die "no TAP from guest a (console: $out/guest-a.console)"
+taps=$out/kselftest.tap
+if [ -n "$vonly" ]; then
+	[ -s "$out/kselftest-virtio.tap" ] ||
+		die "no TAP from the virtio-net pass (console: $out/guest-a.console)"
+	taps+=" $out/kselftest-virtio.tap"
+fi
 rc=0
-python3 "$TREE/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" "$out/kselftest.tap" |
-	tee "$out/parse.log" || rc=1
+for tap in $taps; do
+	python3 "$TREE/tools/testing/kunit/kunit.py" parse \
+		--json="${tap%.tap}.json" "$tap" | tee "${tap%.tap}.parse.log" ||
+		rc=1
+done
 # Strict: only expected, named skips; every plan matches its results.
-python3 "$REPO/scripts/summary.py" "$out/kselftest.tap" || rc=1
+python3 "$REPO/scripts/summary.py" $taps || rc=1
 
 # Any kernel splat on either guest fails the run, whatever the TAP says.
 for g in a b; do
