@@ -118,8 +118,10 @@ csv_header
 iperf3_servers
 if [ "${BENCH_LINK:-e1000}" = virtio ]; then
 	KIND_PREFIX=virtio-
-	HOST_DOORBELLS="python3 $(dirname "$0")/trace-count.py"
-	HOST_DOORBELLS+=" $OUT/guest-a.nic-trace virtio-tx-kicks"
+	# Read by B: A reading its own trace through its own 9p would make
+	# its QEMU trace a notification per read into the file being read.
+	HOST_DOORBELLS="remote python3 $(dirname "$(readlink -f "$0")")"
+	HOST_DOORBELLS+="/trace-count.py $OUT/guest-a.nic-trace virtio-tx-kicks"
 	for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
 		echo "== virtio round $rep"
 		for flows in 1 8 64; do

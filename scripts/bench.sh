@@ -22,6 +22,16 @@ out=$RESULTS/bench
 REPS=${REPS:-3}
 TIME=${BENCH_TIME:-5}
 BASELINE=${BASELINE:-}
+# Which wires the matrix runs over (the sweep is e1000 only)
+BENCH_LINKS=${BENCH_LINKS:-e1000 virtio}
+e1000=no virtio=no
+for l in $BENCH_LINKS; do
+	case $l in
+	e1000) e1000=yes ;;
+	virtio) virtio=yes ;;
+	*) die "BENCH_LINKS: e1000, virtio or both, not '$l'" ;;
+	esac
+done
 [ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel KERNEL=release'"
 rm -rf "$out"
 mkdir -p "$out"
@@ -34,9 +44,10 @@ run_matrix() {
 
 	say "$name: $rounds round(s) of the matrix ($states), ${TIME} s per run"
 	guests_job "$dir" 3600 <<JOB
-OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
-	bash "$REPO/guest/bench.sh" 2>&1 | tee "$dir/bench.log"
-[ "$states" = sweep ] ||
+[ "$e1000" = no ] ||
+	OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME STATES="$states" \\
+	bash "$REPO/guest/bench.sh" 2>&1 | tee -a "$dir/bench.log"
+[ "$virtio" = no ] || [ "$states" = sweep ] ||
 	env \$TESTBED_VIRTIO BENCH_LINK=virtio OUT=$dir REPS=$rounds \\
 	FIRST_REP=$first TIME=$TIME STATES="$states" \\
 	bash "$REPO/guest/bench.sh" 2>&1 | tee -a "$dir/bench.log"

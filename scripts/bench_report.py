@@ -258,6 +258,8 @@ def main():
         shown = [s for s in states
                  if any(num(r[key]) is not None
                         for r in rows if r['batching'] == s)]
+        if not shown:
+            continue
         fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(subset)), 4))
         bars(ax, rows, subset, shown, key)
         decorate(ax, subset, f'{title}: median, min-max over {reps} rounds')
