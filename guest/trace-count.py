@@ -34,20 +34,16 @@ DROP = re.compile(r'e1000_receiver_overrun.* of (\d+) bytes')
 NOTIFY = re.compile(r'virtio_queue_notify vdev (\S+) n (\d+) ')
 
 
-def find_ctrl(f, state):
-    """The file from f's position up to the first line that notifies a
-    control queue (virtqueue 2), read in 64 KiB steps; all of it if none."""
-    data = b''
-    while True:
-        chunk = f.read(65536)
-        data += chunk
-        i = data.find(b' n 2 ')
-        if i >= 0 and NOTIFY.search(data[data.rfind(b'\n', 0, i) + 1:
-                                         data.find(b'\n', i) + 1 or None]
-                                    .decode(errors='replace')):
-            return data[:data.find(b'\n', i) + 1]
-        if not chunk:
-            return data
+def find_ctrl(f):
+    """The lines from f's position up to and including the first that
+    notifies a control queue (virtqueue 2); all of them if none does."""
+    lines = []
+    for line in f:
+        lines.append(line)
+        m = NOTIFY.search(line.decode(errors='replace'))
+        if m and m.group(2) == '2':
+            break
+    return b''.join(lines)
 
 
 def main():
@@ -69,7 +65,7 @@ def main():
     with f:
         f.seek(state['off'])
         if what == 'virtio-tx-kicks' and state['ctrl'] is None:
-            data = find_ctrl(f, state)
+            data = find_ctrl(f)
             skip_to = f.seek(0, os.SEEK_END)
         else:
             data = f.read()
