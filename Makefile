@@ -19,11 +19,9 @@
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
 # KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too;
 # xmit-more: and stock with the best xmit_more doorbell), REPS, BENCH_TIME,
-# BENCH_LINKS (e1000 virtio: the wires make bench runs over),
 # DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM.
 
 export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
-	BENCH_LINKS \
 	DEMO_TIME SELFTEST_TIMEOUT GUEST_MEM
 
 S := scripts
