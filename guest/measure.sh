@@ -47,15 +47,6 @@ cpu_busy()
 	awk '$1 == "cpu" { printf "%.2f", ($4 + $8) / 100 }' /proc/stat
 }
 
-# loss_snapshot FILE: what tells lost packets from needless retransmissions:
-# RTO expiries, and retransmitted segments the peer reported as duplicates
-# (D-SACK)
-loss_snapshot()
-{
-	nstat -asz -j TcpExtTCPTimeouts TcpExtTCPDSACKRecvSegs |
-		jq -r '.kernel | to_entries[] | "\(.key) \(.value)"' > "$1"
-}
-
 # csv_header: start $CSV, unless it exists, with the column names
 # bench_report.py reads
 csv_header()
@@ -116,7 +107,6 @@ measure()
 	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
 	c0=$(cpu_busy)
 	db0=$(host_doorbells)
-	loss_snapshot "$TMP/loss0"
 	traffic_run "$kind" "$state" "$flows" "$TIME" "$@" ||
 		log_info "(a selftest would fail this run: $R_failed)"
 	[ "$R_failed" != iperf3 ] && [ "$R_failed" != batching_set ] ||
@@ -124,11 +114,11 @@ measure()
 	R_host_db=
 	[ -z "$db0" ] || R_host_db=$(ratio "$(($(host_doorbells) - db0))" \
 		"$(val "$TMP/delta" tx_packets)")
-	loss_snapshot "$TMP/loss1"
 	c1=$(cpu_busy)
-	counters_delta "$TMP/loss0" "$TMP/loss1" "$TMP/loss"
-	R_rto=$(val "$TMP/loss" TcpExtTCPTimeouts)
-	R_dsack=$(val "$TMP/loss" TcpExtTCPDSACKRecvSegs)
+	# What tells lost packets from needless retransmissions: RTO
+	# expiries, and retransmitted segments B reported as duplicates
+	R_rto=$R_a_rto
+	R_dsack=$(val "$TMP/delta" TcpExtTCPDSACKRecvSegs)
 	LAT_US=
 	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"
