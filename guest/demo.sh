@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo, the part that runs in guest A (scripts/demo.sh passes OUT and
-# TIME): what a person would type to see batching at work. Its runs are
-# rows of the bench's format in $OUT/demo.csv (guest/measure.sh), which
-# the host turns into the table with the bench's report code.
+# make demo, the part that runs in guest A (scripts/demo.sh passes OUT,
+# TIME and RUNS): what a person would type to see batching at work. Its
+# runs are rows of the bench's format in $OUT/demo.csv (guest/measure.sh),
+# which the host turns into the table with the bench's report code.
 set -u
 exec > >(tee "$OUT/demo.log") 2>&1
 CSV=$OUT/demo.csv
@@ -24,7 +24,8 @@ iperf3_servers
 # changes little; with TSO off, 64 flows make the driver ring once per
 # MTU-sized frame, and batching once per batch. (One flow, in make bench,
 # shows nothing more: a single flow never backs the qdisc up.)
-for run in "64 on" "64 off"; do
+IFS=, read -r -a runs <<< "$RUNS"
+for run in "${runs[@]}"; do
 	set -- $run
 	flows=$1 tso=$2
 	echo
