@@ -13,6 +13,13 @@
 # guest/init.sh names and addresses them.
 
 GUEST_MEM=${GUEST_MEM:-1024}
+# vCPUs: A, the sender, gets two so that a bypass sender, netpoll or
+# pktgen really runs beside the qdisc on another CPU; B, which only
+# receives and answers, one. KUnit boots with KUNIT_CPUS. TCG runs each
+# vCPU on its own host thread (MTTCG).
+GUEST_A_CPUS=${GUEST_A_CPUS:-2}
+GUEST_B_CPUS=${GUEST_B_CPUS:-1}
+KUNIT_CPUS=${KUNIT_CPUS:-2}
 # The control link's virtio-net without a control queue, and without the
 # features Linux refuses without one (virtnet_validate_features())
 CTL_NO_CVQ=ctrl_vq=off,ctrl_rx=off,ctrl_vlan=off,guest_announce=off,ctrl_mac_addr=off
@@ -77,15 +84,15 @@ wait_listen() {
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
 guest_cmdline() {
-	local name=$1 out=$2 accel side n
+	local name=$1 out=$2 accel side n cpus
 	shift 2
 	accel=$(guest_accel)
 	case "$name" in
-	a) n=1; side=connect ;;
-	b) n=2; side=listen ;;
+	a) n=1; side=connect; cpus=$GUEST_A_CPUS ;;
+	b) n=2; side=listen; cpus=$GUEST_B_CPUS ;;
 	*) die "guest name must be a or b" ;;
 	esac
-	echo -accel "$accel" -smp 1 -m "$GUEST_MEM" -nodefaults -nographic \
+	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
 		-append "'console=ttyS0 root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \

@@ -41,8 +41,8 @@ build)
 	;;
 kunit)
 	accel=$(guest_accel)
-	say "KUnit under QEMU, accelerator: $accel"
-	kunit_py run --jobs="$JOBS" --qemu_args="-accel $accel" \
+	say "KUnit under QEMU, accelerator: $accel, $KUNIT_CPUS vCPUs"
+	kunit_py run --jobs="$JOBS" --qemu_args="-accel $accel -smp $KUNIT_CPUS" \
 		--json="$RESULTS/$KUNIT_RESULTS.json" 2>&1 |
 		tee "$RESULTS/$KUNIT_RESULTS.log"
 	# kunit.py judges the KTAP only: a lockdep, KASAN or sleep-in-atomic
