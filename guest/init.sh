@@ -94,8 +94,8 @@ else
 	TESTBED_VIRTIO+=" REMOTE_V4=198.51.100.$((128 + peer))"
 	TESTBED_VIRTIO+=" LOCAL_V6=2001:db8:1::$n REMOTE_V6=2001:db8:1::$peer"
 	TESTBED_VIRTIO+=" BATCHING_PEER_NIC_DROPS= BATCHING_TSO=off"
-	# The e1000 pass has the storm in full: fewer toggles here
-	TESTBED_VIRTIO+=" BATCHING_STRESS_TOGGLES=30"
+	# The e1000 pass has the longer storm: fewer toggles here
+	TESTBED_VIRTIO+=" BATCHING_STRESS_TOGGLES=${BATCHING_VIRTIO_STRESS_TOGGLES:-30}"
 	TESTBED_VIRTIO+=" BATCHING_STRESS_CASES=transfer_check_catches_truncation"
 	TESTBED_VIRTIO+=",toggle_storm,link_flap,mtu_change,qdisc_replace"
 	TESTBED_VIRTIO+=",unbind_rebind"

@@ -12,8 +12,8 @@ set -uo pipefail
 # form a batch; make bench measures them) and 50 batching toggles in the
 # storm (the loss-counting toggle case runs in full). Every must-be-zero
 # check and its control still run.
-export BATCHING_TCP_FLOWS=64
-export BATCHING_STRESS_TOGGLES=50
+: "${BATCHING_TCP_FLOWS:=64}" "${BATCHING_STRESS_TOGGLES:=50}"
+export BATCHING_TCP_FLOWS BATCHING_STRESS_TOGGLES
 
 start=$(date +%s)
 rc=0

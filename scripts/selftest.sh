@@ -11,9 +11,9 @@ set -euo pipefail
 # TESTS="reorder.sh gate.sh": run only these scripts (while iterating)
 TESTS=${TESTS:-}
 # Then the scripts of VIRTIO_TESTS again over the virtio-net wire (eth2;
-# guest/init.sh's TESTBED_VIRTIO): TCP at 1/8/64 flows with TSO on and off,
-# the order checks with their netem controls, and the faults under load
-# (toggles, link, MTU, ring, qdisc, unbind). None while iterating with TESTS,
+# guest/init.sh's TESTBED_VIRTIO): TCP with TSO off (the socket netdev
+# offers no offloads), the order checks with their netem controls, and the
+# faults under load (toggles, link, MTU, qdisc, unbind; no ring resize). None while iterating with TESTS,
 # unless VIRTIO_TESTS is given too.
 if [ -n "$TESTS" ]; then
 	VIRTIO_TESTS=${VIRTIO_TESTS-}
