@@ -83,7 +83,7 @@ else
 	export REMOTE_TYPE=cmd
 	export REMOTE_ARGS="$REPO/guest/peer-call.sh $agent"
 	# B's NIC drops, counted by B's QEMU (guests.sh) in the shared out dir
-	export BATCHING_PEER_NIC_DROPS="python3 $REPO/guest/trace-count.py $out/guest-b.nic-trace nic-drops"
+	export BATCHING_PEER_NIC_DROPS="bash $REPO/guest/nic-drops.sh $out/guest-b.nic-trace"
 	export TESTBED_OUT=$out
 	# The same tests over the virtio wire: the settings that differ.
 	# No NIC-drop trace there (QEMU's virtio-net has no such event);

@@ -14,6 +14,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$REPO/scripts/guests.sh"
+# The virtio wire's doorbells are counted from guest A's QEMU trace
+TRACE_VIRTIO_KICKS=1
 
 [ "$KERNEL" = release ] || die "make bench runs the release kernel (KERNEL=release)"
 BENCH=${BENCH:-matrix}

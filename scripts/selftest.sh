@@ -69,6 +69,11 @@ python3 "$REPO/scripts/summary.py" $taps || rc=1
 # Any kernel splat on either guest fails the run, whatever the TAP says.
 for g in a b; do
 	head -n 1 "$out/kmemleak-$g.txt" 2>/dev/null | sed "s/^/==> guest $g: /"
+	if ! head -n 1 "$out/kmemleak-$g.txt" 2>/dev/null |
+	   grep -q -E '^kmemleak scan: [0-9]+ reports$'; then
+		say "guest $g: no kmemleak scan result"
+		rc=1
+	fi
 	if console_splats "$out/guest-$g.console" "$out/kmemleak-$g.txt" \
 		> "$out/splats-$g.txt"; then
 		say "guest $g logged kernel problems:"

@@ -14,14 +14,14 @@ import json
 import re
 import sys
 
-# script -> why its skip is expected on this test bed
+# script -> the reason its skip must give (why it is expected on this bed:
+# ib_ipoib does not attach to rxe or siw, so no IPoIB interface exists)
 EXPECTED_SKIPS = {
-    'net/batching: ipoib.sh':
-        'needs InfiniBand hardware (ib_ipoib does not attach to rxe or siw)',
+    'net/batching: ipoib.sh': 'no IPoIB (ib*) interface: needs an InfiniBand HCA',
 }
 
 NESTED = re.compile(r'^# (not )?ok \d+ (.*)$')
-NESTED_PLAN = re.compile(r'^# 1\.\.(\d+)')
+NESTED_PLAN = re.compile(r'^# 1\.\.(\d+)(?: # SKIP (.*))?')
 TOP = re.compile(r'^(not )?ok \d+ (.*)$')
 TOP_PLAN = re.compile(r'^1\.\.(\d+)')
 SCRIPT = re.compile(r'selftests: (\S+: \S+)')
@@ -36,12 +36,14 @@ def count_tap(path, tally):
     top_plan = None
     top_seen = 0
     plan = None
+    why = ''
     results = {'passed': 0, 'failed': 0, 'skipped': 0}
     for line in open(path, errors='replace'):
         line = line.rstrip('\n')
         m = NESTED_PLAN.match(line)
         if m:
             plan = int(m.group(1))
+            why = m.group(2) or ''
             continue
         m = NESTED.match(line)
         if m:
@@ -68,11 +70,16 @@ def count_tap(path, tally):
         skipped = results['skipped'] + (
             1 if not m.group(1) and '# SKIP' in m.group(2) and not ran
             else 0)
+        tally['cases'][script] = ran
         if skipped and script not in EXPECTED_SKIPS:
             problem(tally, f'{script}: {skipped} unexpected skip(s)')
             skipped = 0
+        elif skipped and (ran or EXPECTED_SKIPS[script] not in why):
+            problem(tally, f'{script}: skipped for another reason than '
+                    f'"{EXPECTED_SKIPS[script]}": "{why}"')
+            skipped = 0
         elif skipped:
-            print(f'  expected skip: {script}: {EXPECTED_SKIPS[script]}')
+            print(f'  expected skip: {script}: {why}')
         tally['passed'] += results['passed']
         tally['failed'] += results['failed']
         tally['skipped'] += skipped
@@ -81,13 +88,22 @@ def count_tap(path, tally):
         if m.group(1):
             tally['failed'] += 1
         plan = None
+        why = ''
         results = {'passed': 0, 'failed': 0, 'skipped': 0}
     if top_plan is None or top_plan != top_seen:
         problem(tally, f'the runner planned {top_plan} scripts, '
                 f'{top_seen} reported')
 
 
-def count(node, tally):
+def leaves(node):
+    return len(node.get('test_cases', [])) + \
+        sum(leaves(sub) for sub in node.get('sub_groups', []))
+
+
+def count(node, tally, top=True):
+    if top:
+        for suite in node.get('sub_groups', []):
+            tally['cases'][suite.get('name')] = leaves(suite)
     for case in node.get('test_cases', []):
         status = case.get('status', 'FAIL')
         if status == 'SKIP':
@@ -97,14 +113,69 @@ def count(node, tally):
         else:
             tally['failed'] += 1
     for sub in node.get('sub_groups', []):
-        count(sub, tally)
+        count(sub, tally, False)
+
+
+def new_tally():
+    # cases: suite or script -> the number of test cases it ran
+    return {'passed': 0, 'failed': 0, 'skipped': 0, 'cases': {}}
+
+
+def role(path):
+    """Which run a result file holds, as the pin file names it."""
+    if path.endswith('.json'):
+        return 'kunit'
+    return 'virtio' if 'virtio' in path.rsplit('/', 1)[-1] else 'e1000'
+
+
+def read_pin(path):
+    """The pin file: 'ROLE NAME CASES' lines, # comments."""
+    pin = {}
+    for n, line in enumerate(open(path), 1):
+        line = line.split('#', 1)[0].strip()
+        if not line:
+            continue
+        f = line.rsplit(None, 1)
+        r, _, name = f[0].partition(' ')
+        if len(f) != 2 or not f[1].isdigit() or not name:
+            sys.exit(f'{path}:{n}: want "ROLE NAME CASES": {line}')
+        pin.setdefault(r, {})[name.strip()] = int(f[1])
+    return pin
+
+
+def check_pin(pin, path, tally):
+    """Every suite or script of the pin ran, with its number of cases,
+    and nothing else: a script dropped from TEST_PROGS or a suite dropped
+    from the kunitconfig fails the run."""
+    want = pin.get(role(path), {})
+    got = tally['cases']
+    for name in sorted(set(want) | set(got)):
+        if name not in got:
+            problem(tally, f'{name}: pinned at {want[name]} cases, '
+                    'did not run')
+        elif name not in want:
+            problem(tally, f'{name}: ran {got[name]} cases, not in the pin')
+        elif got[name] != want[name]:
+            problem(tally, f'{name}: ran {got[name]} cases, pinned at '
+                    f'{want[name]}')
 
 
 # --self-test: the strict rules must fail what they are meant to fail.
 SELF_TEST = {
     'clean': ('1..2', [('ethtool.sh', '1..1', ['ok 1 a'], 'ok'),
-                       ('ipoib.sh', '1..0 # SKIP no HCA', [], 'ok # SKIP')],
-              0),
+                       ('ipoib.sh', '1..0 # SKIP no IPoIB (ib*) interface: '
+                        'needs an InfiniBand HCA', [], 'ok # SKIP')], 0),
+    'expected skip, other reason': ('1..1', [('ipoib.sh',
+                                              '1..0 # SKIP no peer', [],
+                                              'ok # SKIP')], 1),
+    'pinned script missing': ('1..1', [('link.sh', '1..1', ['ok 1 a'],
+                                        'ok')], 1),
+    'pinned count differs': ('1..2', [('ethtool.sh', '1..2',
+                                       ['ok 1 a', 'ok 2 b'], 'ok'),
+                                      ('link.sh', '1..1', ['ok 1 a'], 'ok')],
+                             1),
+    'pinned and clean': ('1..2', [('ethtool.sh', '1..1', ['ok 1 a'], 'ok'),
+                                  ('link.sh', '1..1', ['ok 1 a'], 'ok')], 0),
     'unexpected skip': ('1..1', [('link.sh', '1..2', ['ok 1 a',
                                                       'ok 2 b # SKIP x'],
                                   'ok')], 1),
@@ -114,6 +185,9 @@ SELF_TEST = {
     'script skipped whole': ('1..1', [('gate.sh', '1..0 # SKIP no peer', [],
                                        'ok # SKIP')], 1),
 }
+
+SELF_TEST_PIN = {'e1000': {'net/batching: ethtool.sh': 1,
+                           'net/batching: link.sh': 1}}
 
 
 def self_test(tmp):
@@ -129,8 +203,10 @@ def self_test(tmp):
         path = f'{tmp}/{name.replace(" ", "_")}.tap'
         with open(path, 'w') as f:
             f.write('\n'.join(lines) + '\n')
-        tally = {'passed': 0, 'failed': 0, 'skipped': 0}
+        tally = new_tally()
         count_tap(path, tally)
+        if name.startswith('pinned'):
+            check_pin(SELF_TEST_PIN, path, tally)
         got = 1 if tally['failed'] else 0
         print(f'summary.py self-test: {name}: '
               f'{"fails" if got else "passes"}'
@@ -145,8 +221,13 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             return self_test(tmp)
     total = {'passed': 0, 'failed': 0, 'skipped': 0}
-    for path in sys.argv[1:]:
-        tally = {'passed': 0, 'failed': 0, 'skipped': 0}
+    args = sys.argv[1:]
+    pin = None
+    if args[:1] == ['--pin']:
+        pin = read_pin(args[1])
+        args = args[2:]
+    for path in args:
+        tally = new_tally()
         try:
             if path.endswith('.tap'):
                 count_tap(path, tally)
@@ -156,6 +237,8 @@ def main():
         except (OSError, ValueError) as e:
             print(f'{path}: unreadable ({e})')
             tally['failed'] += 1
+        if pin is not None:
+            check_pin(pin, path, tally)
         print(f'{path}: {tally["passed"]} passed, {tally["failed"]} failed, '
               f'{tally["skipped"]} skipped')
         for k in total:

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# nic-drops.sh TRACE [SIZE]: the running count of frames a guest's e1000
+# dropped for want of RX buffers (QEMU's e1000_receiver_overrun event, in
+# that guest's trace file, scripts/guests.sh); with SIZE, only frames of
+# SIZE bytes as QEMU counts them (with the 4-byte FCS). Counted where the
+# drop happens, not from the guest's MPC counter (a running sum that
+# e1000_update_stats() adds up again).
+#
+# Runs in guest A for B's drops (BATCHING_PEER_NIC_DROPS, guest/init.sh),
+# twice per traffic run, so it starts two programs only (each costs a few
+# tenths of a second in a TCG guest, python3 a whole second). The file
+# only grows: each call reads what was appended since the last one (state
+# in /tmp, per TRACE and SIZE), whole lines only, as QEMU may be halfway
+# through one: the "@@end" line after an added newline tells awk whether
+# the last line it read was whole (an empty line before it; QEMU writes
+# none) or cut off. Exit 1, with a message, if the count cannot be told.
+trace=$1
+size=${2:-}
+[ -n "$trace" ] && [[ $size =~ ^[0-9]*$ ]] ||
+	{ echo "usage: nic-drops.sh TRACE [SIZE]" >&2; exit 1; }
+[ -r "$trace" ] || { echo "nic-drops: cannot read $trace" >&2; exit 1; }
+state=/tmp/nic-drops.${trace//\//_}${size:+.$size}
+off=0
+count=0
+if [ -f "$state" ]; then
+	read -r off count < "$state"
+	[[ "$off $count" =~ ^[0-9]+\ [0-9]+$ ]] ||
+		{ echo "nic-drops: bad state in $state" >&2; exit 1; }
+fi
+{ tail -c +$((off + 1)) "$trace"; printf '\n@@end\n'; } |
+	awk -v off="$off" -v count="$count" -v size="$size" -v state="$state" '
+	function take(line) {
+		off += length(line) + 1
+		if (line ~ /^e1000_receiver_overrun/ &&
+		    (size == "" || line ~ (" of " size " bytes")))
+			count++
+	}
+	$0 == "@@end" {
+		# prev is "" when the data ended in a newline; else cut off
+		print off, count > state
+		print count
+		done = 1
+		exit
+	}
+	NR > 1 { take(prev) }
+	{ prev = $0 }
+	END { if (!done) exit 1 }'
