@@ -15,6 +15,8 @@
 # through one: the "@@end" line after an added newline tells awk whether
 # the last line it read was whole (an empty line before it; QEMU writes
 # none) or cut off. Exit 1, with a message, if the count cannot be told.
+set -o pipefail
+export LC_ALL=C	# lengths in bytes
 trace=$1
 size=${2:-}
 [ -n "$trace" ] && [[ $size =~ ^[0-9]*$ ]] ||
@@ -28,14 +30,15 @@ if [ -f "$state" ]; then
 	[[ "$off $count" =~ ^[0-9]+\ [0-9]+$ ]] ||
 		{ echo "nic-drops: bad state in $state" >&2; exit 1; }
 fi
-{ tail -c +$((off + 1)) "$trace"; printf '\n@@end\n'; } |
+{ tail -c +$((off + 1)) "$trace" || echo "@@tail failed"; printf '\n@@end\n'; } |
 	awk -v off="$off" -v count="$count" -v size="$size" -v state="$state" '
 	function take(line) {
 		off += length(line) + 1
-		if (line ~ /^e1000_receiver_overrun/ &&
+		if (line ~ /e1000_receiver_overrun/ &&
 		    (size == "" || line ~ (" of " size " bytes")))
 			count++
 	}
+	$0 == "@@tail failed" { exit 1 }
 	$0 == "@@end" {
 		# prev is "" when the data ended in a newline; else cut off
 		print off, count > state

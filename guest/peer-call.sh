@@ -16,12 +16,13 @@ printf 'SH %d\n%s' "${#cmd}" "$cmd" >&3
 # the agent runs a command for at most 900 s (peer-agent.py)
 read -r -t 960 rc out err <&3 || exit 255
 [[ "$rc $out $err" =~ ^-?[0-9]+\ [0-9]+\ [0-9]+$ ]] || exit 255
+# (text only: bash drops NUL bytes)
 if [ "$out" -gt 0 ]; then
-	IFS= read -r -d '' -N "$out" data <&3
+	IFS= read -r -t 60 -N "$out" data <&3 || exit 255
 	printf '%s' "$data"
 fi
 if [ "$err" -gt 0 ]; then
-	IFS= read -r -d '' -N "$err" data <&3
+	IFS= read -r -t 60 -N "$err" data <&3 || exit 255
 	printf '%s' "$data" >&2
 fi
 exit "$rc"

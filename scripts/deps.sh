@@ -23,6 +23,21 @@ PKGS=(
 	sockperf
 )
 
+# The Debian kernel source the series was last tested on. Debian's point
+# releases move linux-source-6.1; another version only gets a warning
+# (README.md, "Before the first command", says what to do when the series
+# no longer applies to it). It warns about the installed package: the
+# tree under CACHE_DIR is extracted once and kept.
+TESTED_SOURCE=6.1.192-3
+
+source_version() {
+	local v
+
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || return
+	[ "$v" = "$TESTED_SOURCE" ] && return
+	say "warning: linux-source-6.1 is $v, the series was tested on $TESTED_SOURCE"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -30,6 +45,7 @@ for p in "${PKGS[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	say "all ${#PKGS[@]} packages present"
+	source_version
 	exit 0
 fi
 say "installing: ${missing[*]}"
@@ -37,3 +53,4 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO apt-get update -q
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+source_version

@@ -53,6 +53,7 @@ kunit | kmemleak-control)
 	# off after the suites: its 9p root stalls under TCG
 	# (qemu-configs/kasan.config).
 	scan=
+	unset KUNIT_USERSPACE
 	if [ "$KERNEL" = test ]; then
 		scan=1
 		export KUNIT_USERSPACE=1
@@ -61,7 +62,10 @@ kunit | kmemleak-control)
 	fi
 	# kmemleak-control: the scan's negative control. One suite, with
 	# the fake driver leaking the first 16 packets it takes: the scan must
-	# report them.
+	# report them (at least 8: kmemleak misses an object while a stale
+	# copy of its address remains in memory it scans). It is judged on
+	# those reports alone: kunit.py's filtered run frees its copies of the
+	# suites, which leaves their case logs unreferenced too.
 	if [ "$cmd" = kmemleak-control ]; then
 		[ -n "$scan" ] || die "kmemleak-control runs on the test kernel"
 		name=$KUNIT_RESULTS-kmemleak-control
@@ -80,32 +84,35 @@ kunit | kmemleak-control)
 		[[ $leaks =~ ^[0-9]+$ ]] ||
 			die "no kmemleak scan result in $RESULTS/$name-console.log"
 	fi
-	if [ "$name" != "$KUNIT_RESULTS" ]; then
-		[ "$leaks" -gt 0 ] ||
-			die "kmemleak did not report the packets the control leaked"
-		say "kmemleak control: the leaked packets were reported ($leaks reports)"
+	if [ "$cmd" = kmemleak-control ]; then
+		caught=$(sed -n '/^kmemleak scan:/,$p' \
+			"$RESULTS/$name-console.log" | grep -c '__xb_skb')
+		# Two objects per packet: the skb and its data
+		[ "$caught" -ge 8 ] ||
+			die "kmemleak reported $caught objects of the 16 packets the control leaked (32 objects)"
+		say "kmemleak control: $caught of the 32 objects of the 16 leaked packets reported"
 		exit 0
 	fi
 	# kunit.py judges the KTAP only: a lockdep, KASAN or sleep-in-atomic
-	# report during the suites, or a leak, fails the run as well. The
-	# leaks are judged by the scan's count, which leaves out KUnit's own
-	# (guest/kmemleak-scan.sh); the kernel's line counting them all is
-	# not judged.
-	if [ -n "$scan" ] && [ "$leaks" -ne 0 ]; then
-		say "kmemleak reported $leaks leaks after the KUnit suites:"
-		sed -n '/^kmemleak scan:/,$p' "$RESULTS/$name-console.log" |
-			head -n 60
-		exit 1
-	fi
-	grep -v -E '^kmemleak: [0-9]+ new suspected memory leaks' \
-		"$RESULTS/$name-console.log" > "$RESULTS/$name-judged.log"
-	if console_splats "$RESULTS/$name-judged.log" \
+	# report during the suites, or a leak the scan found, fails the run
+	# as well.
+	rc=0
+	if console_splats "$RESULTS/$name-console.log" \
 		> "$RESULTS/$name-splats.txt"; then
 		say "the $KERNEL kernel logged problems during the KUnit run:"
 		head -n 60 "$RESULTS/$name-splats.txt"
-		exit 1
+		rc=1
 	fi
-	say "KUnit on the $KERNEL kernel: no WARNING, BUG, KASAN, lockdep or kmemleak report in its log${scan:+ (kmemleak scan: $leaks reports)}"
+	if [ -n "$scan" ] && [ "$leaks" -ne 0 ]; then
+		say "kmemleak reported $leaks leaks after the KUnit suites"
+		rc=1
+	fi
+	[ $rc -eq 0 ] || exit 1
+	if [ -n "$scan" ]; then
+		say "KUnit on the $KERNEL kernel: no WARNING, BUG, KASAN or lockdep report in its log, kmemleak scan after the suites: 0 reports"
+	else
+		say "KUnit on the $KERNEL kernel: no WARNING, BUG, KASAN or lockdep report in its log (no kmemleak scan on this kernel)"
+	fi
 	;;
 *)
 	die "usage: $0 build|kunit|kmemleak-control"
