@@ -72,6 +72,11 @@ wait_listen() {
 	return 1
 }
 
+# The host's / as a guest's read-only 9p root: QEMU's device, and the
+# kernel's arguments for it (the selftest guests and the KUnit guest)
+ROOT_9P_VIRTFS=local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap
+ROOT_9P_ARGS="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
+
 # guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
 # (a or b). QEMU traces, into guest-NAME.nic-trace, each frame its e1000
 # drops because the guest's RX ring is full (e1000_receiver_overrun) and,
@@ -101,8 +106,8 @@ guest_cmdline() {
 	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
-		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
+		-virtfs "$ROOT_9P_VIRTFS" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
 		-device "e1000,netdev=wire,mac=52:54:00:00:00:0$n" \

@@ -57,8 +57,8 @@ kunit | kmemleak-control)
 	if [ "$KERNEL" = test ]; then
 		scan=1
 		export KUNIT_USERSPACE=1
-		qemu+=" -virtfs local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap"
-		set -- --kernel_args="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro init=$REPO/guest/kunit-init.sh panic=-1"
+		qemu+=" -virtfs $ROOT_9P_VIRTFS"
+		set -- --kernel_args="$ROOT_9P_ARGS init=$REPO/guest/kunit-init.sh panic=-1"
 	fi
 	# kmemleak-control: the scan's negative control. One suite, with
 	# the fake driver leaking the first 16 packets it takes: the scan must
