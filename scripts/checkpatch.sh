@@ -5,10 +5,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# The Debian tree is a tarball without upstream history, so no commit id
+# of a Fixes: tag can be looked up in it: UNKNOWN_COMMIT_ID is the one
+# check left out (each Fixes: id was checked by hand against upstream).
 rc=0
 for p in $(series_files); do
 	if ! (cd "$TREE" && scripts/checkpatch.pl --strict -q \
-		--max-line-length=80 "$p"); then
+		--max-line-length=80 --ignore UNKNOWN_COMMIT_ID "$p"); then
 		echo "checkpatch: ${p#"$REPO"/} has problems"
 		rc=1
 	fi
