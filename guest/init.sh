@@ -98,7 +98,7 @@ else
 	TESTBED_VIRTIO+=" BATCHING_STRESS_TOGGLES=${BATCHING_VIRTIO_STRESS_TOGGLES:-30}"
 	TESTBED_VIRTIO+=" BATCHING_STRESS_CASES=transfer_check_catches_truncation"
 	TESTBED_VIRTIO+=",toggle_storm,link_flap,mtu_change,qdisc_replace"
-	TESTBED_VIRTIO+=",unbind_rebind"
+	TESTBED_VIRTIO+=",unbind_rebind,tx_napi_switch"
 	# Wait for the peer's agent (its boot may lag ours).
 	for i in $(seq 120); do
 		$REMOTE_ARGS true 2>/dev/null && break
