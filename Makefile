@@ -5,7 +5,7 @@
 #   make check      the whole test run: KUnit, selftests, KUnit under KASAN
 #   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
 #   make selftest   net/batching kselftests in two QEMU guests
-#   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more, REPS)
+#   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order and gate tests must fail on a broken kernel
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
@@ -18,7 +18,8 @@
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
 # KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too;
-# xmit-more: and stock with the best xmit_more doorbell), REPS, BENCH_TIME,
+# xmit-more: and stock with the best xmit_more doorbell; bql-only: and stock
+# with virtio-net's BQL), BENCH_LINKS (e1000 virtio), REPS, BENCH_TIME,
 # DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM.
 
 export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \

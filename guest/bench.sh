@@ -9,7 +9,9 @@
 # $OUT/bench.csv (guest/measure.sh). With BENCH_LINK=virtio (and the
 # settings of guest/init.sh's TESTBED_VIRTIO), the virtio-net wire's
 # matrix instead: TCP at 1, 8 and 64 flows, TSO off (all its device
-# offers here), kinds virtio-tcp, with QEMU's count of notifications.
+# offers here), kinds virtio-tcp, with QEMU's count of notifications, and
+# on the patched kernel first each with batching off before it was ever
+# on in the boot (state first-off).
 set -u
 source "$(dirname "$0")/measure.sh"
 SOCKPERF_PORT=11111
@@ -122,6 +124,14 @@ if [ "${BENCH_LINK:-e1000}" = virtio ]; then
 	# its QEMU trace a notification per read into the file being read.
 	HOST_DOORBELLS="remote python3 $(dirname "$(readlink -f "$0")")"
 	HOST_DOORBELLS+="/trace-count.py $OUT/guest-a.nic-trace virtio-tx-kicks"
+	# Batching off before it was first turned on in this boot: what
+	# "off" after "on" must match once BQL's state is forgotten
+	case " $STATES " in
+	*" on "*)
+		for flows in 1 8 64; do
+			measure tcp "$flows" off first-off "${FIRST_REP:-1}"
+		done ;;
+	esac
 	for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
 		echo "== virtio round $rep"
 		for flows in 1 8 64; do

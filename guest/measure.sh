@@ -21,8 +21,9 @@ state_set()
 	local frames=64 every=0 p=/sys/module
 
 	case $1 in
-	stock|xmit-more) return 0 ;;
+	stock|xmit-more|bql-only) return 0 ;;
 	off|on) batching_set "$1"; return ;;
+	first-off) batching_set off; return ;;
 	series) ;;
 	db*) every=${1#db} ;;
 	unbounded) frames=256 every=1000000 ;;
@@ -80,7 +81,7 @@ row()
 	case $state in
 	stock)	has "$TMP/delta" tx_doorbells || R_db_per_pkt=''
 		R_avg_batch='' ;;
-	xmit-more) R_avg_batch='' ;;
+	xmit-more|bql-only) R_avg_batch='' ;;
 	esac
 	[ "$drops" != n/a ] || drops=''
 	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \

@@ -7,7 +7,10 @@
 # the same config and alternates boots of the two kernels, one round each,
 # so that "batching off" can be checked against true stock; BASELINE=
 # xmit-more adds a third kernel, stock with the best xmit_more doorbell
-# rule (scripts/bench-patches/xmit-more-e1000.patch).
+# rule (scripts/bench-patches/xmit-more-e1000.patch); BASELINE=bql-only
+# adds stock with virtio-net counting BQL as upstream does since 6.11
+# (scripts/bench-patches/bql-virtio.patch), the fair baseline on the
+# virtio wire, where batching turns BQL on (use with BENCH_LINKS=virtio).
 # BENCH=sweep runs the burst sweep instead (scripts/bench-patches/
 # burst-knobs.patch on the series; Documentation/bench.md).
 # Results: $RESULTS/bench/ (bench.csv, bench.md, PNGs).
@@ -109,22 +112,23 @@ sweep/*)
 	variant_kernel sweep series burst-knobs.patch
 	run_matrix sweep sweep "$VARIANT_BZIMAGE" "$REPS" 1
 	;;
-matrix/stock|matrix/xmit-more)
+matrix/stock|matrix/xmit-more|matrix/bql-only)
 	# Stock cannot share a boot with the patched kernel, and boots of
 	# TCG guests differ: alternate them, one round per boot, so that the
 	# drift between boots hits every column alike.
 	variant_kernel stock pristine
 	STOCK_BZIMAGE=$VARIANT_BZIMAGE
-	XMIT_MORE_BZIMAGE=
-	if [ "$BASELINE" = xmit-more ]; then
-		variant_kernel xmit-more pristine xmit-more-e1000.patch
-		XMIT_MORE_BZIMAGE=$VARIANT_BZIMAGE
-	fi
+	OTHER_BZIMAGE=
+	case $BASELINE in
+	xmit-more) variant_kernel xmit-more pristine xmit-more-e1000.patch ;;
+	bql-only) variant_kernel bql-only pristine bql-virtio.patch ;;
+	esac
+	[ "$BASELINE" = stock ] || OTHER_BZIMAGE=$VARIANT_BZIMAGE
 	for rep in $(seq "$REPS"); do
 		run_matrix "batching-$rep" "off on" "$BZIMAGE" 1 "$rep"
 		run_matrix "stock-$rep" stock "$STOCK_BZIMAGE" 1 "$rep"
-		[ -z "$XMIT_MORE_BZIMAGE" ] ||
-			run_matrix "xmit-more-$rep" xmit-more "$XMIT_MORE_BZIMAGE" 1 "$rep"
+		[ -z "$OTHER_BZIMAGE" ] ||
+			run_matrix "$BASELINE-$rep" "$BASELINE" "$OTHER_BZIMAGE" 1 "$rep"
 	done
 	;;
 matrix/)
@@ -132,7 +136,7 @@ matrix/)
 	;;
 *)
 	die "BENCH=$BENCH BASELINE=$BASELINE: BENCH is matrix or sweep," \
-		"BASELINE stock, xmit-more or empty"
+		"BASELINE stock, xmit-more, bql-only or empty"
 	;;
 esac
 python3 "$REPO/scripts/bench_report.py" "$out/bench.csv" "$out" |

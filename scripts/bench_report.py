@@ -25,8 +25,9 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('max_batch', 'max batch (frames per driver call, since boot)'),
            ('host_doorbells_per_pkt',
             "notifications/pkt, QEMU's count (virtio wire)")]
-STATES = ['stock', 'xmit-more', 'off', 'on']
-COLORS = {'stock': 'tab:gray', 'xmit-more': 'tab:green', 'off': 'tab:blue',
+STATES = ['stock', 'xmit-more', 'bql-only', 'first-off', 'off', 'on']
+COLORS = {'stock': 'tab:gray', 'xmit-more': 'tab:green',
+          'bql-only': 'tab:olive', 'first-off': 'tab:cyan', 'off': 'tab:blue',
           'on': 'tab:orange'}
 SHAPES = ['off', 'series', 'db8', 'db16', 'db32', 'db64', 'unbounded']
 SHAPE_NAMES = {'off': 'batching off', 'series': 'series (quarter ring)',
@@ -43,6 +44,10 @@ def state_name(s):
         return 'stock kernel'
     if s == 'xmit-more':
         return 'stock, xmit_more doorbell'
+    if s == 'bql-only':
+        return 'stock, virtio-net BQL'
+    if s == 'first-off':
+        return 'batching off, before first on'
     return f'batching {s}'
 
 
