@@ -79,9 +79,10 @@ row()
 	# virtio-net counts its kicks), and no stock kernel has a batch
 	# list: empty cells, not zeroes.
 	case $state in
-	stock)	has "$TMP/delta" tx_doorbells || R_db_per_pkt=''
+	stock|bql-only)
+		has "$TMP/delta" tx_doorbells || R_db_per_pkt=''
 		R_avg_batch='' ;;
-	xmit-more|bql-only) R_avg_batch='' ;;
+	xmit-more) R_avg_batch='' ;;
 	esac
 	[ "$drops" != n/a ] || drops=''
 	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
