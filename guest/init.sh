@@ -99,6 +99,8 @@ else
 	TESTBED_VIRTIO+=" BATCHING_STRESS_CASES=transfer_check_catches_truncation"
 	TESTBED_VIRTIO+=",toggle_storm,link_flap,mtu_change,qdisc_replace"
 	TESTBED_VIRTIO+=",unbind_rebind,tx_napi_switch"
+	TESTBED_VIRTIO+=",xdp_tx_share,xdp_echo_order_control"
+	TESTBED_VIRTIO+=",xdp_echo_loss_control"
 	# Wait for the peer's agent (its boot may lag ours).
 	for i in $(seq 120); do
 		$REMOTE_ARGS true 2>/dev/null && break

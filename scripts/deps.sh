@@ -15,6 +15,9 @@ PKGS=(
 	python3-matplotlib
 	# the guests
 	qemu-system-x86
+	# stress.sh's XDP program: clang's BPF target, libbpf's headers (the
+	# uapi ones come with libc6-dev)
+	clang libbpf-dev
 	# what the guests run (from the host's / over 9p)
 	iproute2 iputils-ping ethtool iperf3 procps util-linux strace tcpdump
 	jq socat
