@@ -5,9 +5,10 @@
 #   make check      the whole test run: KUnit, selftests, KUnit under KASAN
 #   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
 #   make selftest   net/batching kselftests in two QEMU guests
-#   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|bql-only, REPS)
+#   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order and gate tests must fail on a broken kernel
+#   make insn-count the instruction counter (insn-count/) must count known work
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
@@ -18,16 +19,18 @@
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
 # KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too;
-# xmit-more: and stock with the best xmit_more doorbell; bql-only: and stock
+# xmit-more: and stock with the best xmit_more doorbell; xmit-more-harder:
+# and that with 64-frame xmit_more chains from the qdisc; bql-only: and stock
 # with virtio-net's BQL), BENCH_LINKS (e1000 virtio), REPS, BENCH_TIME,
-# DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM.
+# DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM, INSN_COUNT (0: make bench
+# without the instruction counter).
 
 export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 	DEMO_TIME SELFTEST_TIMEOUT GUEST_MEM
 
 S := scripts
 
-.PHONY: help demo bench bench-sweep check fault-check kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check insn-count kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -50,6 +53,9 @@ check: tree
 
 fault-check: tree
 	$(S)/fault-check.sh
+
+insn-count: kernel
+	$(S)/insn-count.sh check
 
 kunit: tree
 	$(S)/kernel.sh kunit

@@ -46,6 +46,7 @@ pktgen()
 	R_db_per_pkt=$(ratio "$(val "$d" tx_doorbells)" "$(val "$d" tx_packets)")
 	R_avg_batch=$(ratio "$(val "$d" txq_packets)" "$(val "$d" txq_batches)")
 	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
+	R_tx_ipp= R_kernel_ipp=
 	R_requeues=$(val "$d" qdisc_requeues)
 	LAT_US=
 	echo "rem_device_all" > $pg/kpktgend_0
@@ -77,7 +78,7 @@ latency()
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
 	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
-	R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
+	R_rto=0 R_dsack=0 R_b_overruns= R_host_db= R_tx_ipp= R_kernel_ipp=
 	log_info "latency batching=$state: round trip $LAT_US us"
 	row latency 1 on "$state" "$rep" "$TIME" 0
 }
@@ -142,6 +143,22 @@ if [ "${BENCH_LINK:-e1000}" = virtio ]; then
 	done
 	state_set "${STATES%% *}"
 	echo "== virtio bench done"
+	exit 0
+fi
+# BENCH_SET=cost: the configurations of the cost table only (TCP, 64
+# flows TSO off and on, 8 flows TSO off), each state back to back
+if [ "${BENCH_SET:-full}" = cost ]; then
+	for rep in $(seq "${FIRST_REP:-1}" $((${FIRST_REP:-1} + REPS - 1))); do
+		echo "== cost round $rep"
+		for cfg in "64 off" "64 on" "8 off"; do
+			for state in $STATES; do
+				# shellcheck disable=SC2086
+				measure tcp ${cfg% *} ${cfg#* } "$state" "$rep"
+			done
+		done
+	done
+	state_set "${STATES%% *}"
+	echo "== bench done: $(($(wc -l < "$CSV") - 1)) runs"
 	exit 0
 fi
 remote "pkill -x sockperf; setsid sockperf sr --tcp -i $PEER" \

@@ -12,8 +12,55 @@ TMP=$(mktemp -d)
 CSV=${CSV:-$OUT/bench.csv}
 KIND_PREFIX=${KIND_PREFIX:-}
 
+# With INSN_MARK set (make bench INSN_COUNT=1: guest A runs under the
+# insn-count plugin, insn-count/), every iperf3 run traffic_run makes is
+# a counted run: the marks sit right around the client, so the counts
+# leave out the state switch and the counter snapshots around it.
+if [ -n "${INSN_MARK:-}" ]; then
+	iperf3()
+	{
+		local rc
+
+		"$INSN_MARK" begin
+		command iperf3 "$@"
+		rc=$?
+		"$INSN_MARK" end
+		return $rc
+	}
+fi
+
+# insn_seq: the number of the plugin's last counted run (0 before any)
+insn_seq()
+{
+	awk '$1 == "run" { s = $2 } END { print s + 0 }' "$OUT/insn-count.txt"
+}
+
+# insn_figures SEQ: R_tx_ipp and R_kernel_ipp, the transmit path's and the
+# whole kernel's instructions per packet of DEV in the plugin's first run
+# after SEQ; empty, said so, when there is no such run
+insn_figures()
+{
+	local seq=$1 pkts line
+
+	R_tx_ipp= R_kernel_ipp=
+	[ -n "${INSN_MARK:-}" ] || return 0
+	pkts=$(val "$TMP/delta" tx_packets)
+	line=$(awk -v s="$seq" '$1 == "run" && $2 > s' "$OUT/insn-count.txt" |
+		tail -n 1)
+	if [ -z "$line" ] || ! is_count "$pkts"; then
+		log_info "no instruction count for this run (plugin line '$line', $pkts packets)"
+		return 0
+	fi
+	set -- $line
+	# run SEQ total N user N kernel N tx N
+	R_kernel_ipp=$(ratio "$8" "$pkts")
+	R_tx_ipp=$(ratio "${10}" "$pkts")
+	log_info "instructions/pkt: transmit path $R_tx_ipp, kernel $R_kernel_ipp ($pkts packets)"
+}
+
 # state_set STATE: what traffic_run calls to put DEV in STATE. off and on
-# switch batching; stock and xmit-more (unpatched kernels) have nothing to
+# switch batching; stock, xmit-more, xmit-more-harder and bql-only
+# (unpatched kernels with bench patches) have nothing to
 # switch; the sweep kernel's burst shapes (guest/bench.sh) are batching on
 # with its bench-only knobs set.
 state_set()
@@ -21,7 +68,7 @@ state_set()
 	local frames=64 every=0 p=/sys/module
 
 	case $1 in
-	stock|xmit-more|bql-only) return 0 ;;
+	stock|xmit-more|xmit-more-harder|bql-only) return 0 ;;
 	off|on) batching_set "$1"; return ;;
 	first-off) batching_set off; return ;;
 	series) ;;
@@ -55,7 +102,8 @@ csv_header()
 	[ ! -s "$CSV" ] || return 0
 	echo "kind,flows,tso,batching,rep,gbit,pps,doorbells_per_pkt," \
 		"b_nic_drops,avg_batch,cpu_s_per_gbit,retrans,rto,dsack_segs," \
-		"qdisc_requeues,rtt_us,max_batch,host_doorbells_per_pkt" |
+		"qdisc_requeues,rtt_us,max_batch,host_doorbells_per_pkt," \
+		"tx_insns_per_pkt,kernel_insns_per_pkt" |
 		tr -d ' ' > "$CSV"
 }
 
@@ -82,7 +130,7 @@ row()
 	stock|bql-only)
 		has "$TMP/delta" tx_doorbells || R_db_per_pkt=''
 		R_avg_batch='' ;;
-	xmit-more) R_avg_batch='' ;;
+	xmit-more|xmit-more-harder) R_avg_batch='' ;;
 	esac
 	[ "$drops" != n/a ] || drops=''
 	echo "$kind,$flows,$tso,$state,$rep,${R_gbit:-0}," \
@@ -91,7 +139,8 @@ row()
 		"$(awk -v c="$cpu" -v g="${R_gbit:-0}" -v s="$secs" \
 		   'BEGIN { printf "%.3f", (g > 0 ? c / (g * s) : 0) }')," \
 		"${R_nstat_retrans:-0},${R_rto:-0},${R_dsack:-0}," \
-		"${R_requeues:-0},${LAT_US:-},$(max_batch),${R_host_db:-}" |
+		"${R_requeues:-0},${LAT_US:-},$(max_batch),${R_host_db:-}," \
+		"${R_tx_ipp:-},${R_kernel_ipp:-}" |
 		tr -d ' ' >> "$CSV"
 }
 
@@ -103,9 +152,10 @@ row()
 # change failed, with no row.
 measure()
 {
-	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1 db0
+	local kind=$1 flows=$2 tso=$3 state=$4 rep=$5 c0 c1 db0 seq=
 
 	shift 5
+	[ -z "${INSN_MARK:-}" ] || seq=$(insn_seq)
 	ethtool -K "$DEV" tso "$tso" gso "$tso" >/dev/null 2>&1
 	c0=$(cpu_busy)
 	db0=$(host_doorbells)
@@ -121,6 +171,7 @@ measure()
 	# expiries, and retransmitted segments B reported as duplicates
 	R_rto=$R_a_rto
 	R_dsack=$(val "$TMP/delta" TcpExtTCPDSACKRecvSegs)
+	insn_figures "$seq"
 	LAT_US=
 	row "$kind" "$flows" "$tso" "$state" "$rep" "$TIME" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')"

@@ -24,9 +24,14 @@ FIGURES = [('gbit', 'Gbit/s'), ('pps', 'packets/s'),
            ('rtt_us', 'RTT us'),
            ('max_batch', 'max batch (frames per driver call, since boot)'),
            ('host_doorbells_per_pkt',
-            "notifications/pkt, QEMU's count (virtio wire)")]
-STATES = ['stock', 'xmit-more', 'bql-only', 'first-off', 'off', 'on']
+            "notifications/pkt, QEMU's count (virtio wire)"),
+           ('tx_insns_per_pkt',
+            'transmit-path instructions/pkt (insn-count plugin)'),
+           ('kernel_insns_per_pkt', 'kernel instructions/pkt')]
+STATES = ['stock', 'xmit-more', 'xmit-more-harder', 'bql-only', 'first-off',
+          'off', 'on']
 COLORS = {'stock': 'tab:gray', 'xmit-more': 'tab:green',
+          'xmit-more-harder': 'tab:purple',
           'bql-only': 'tab:olive', 'first-off': 'tab:cyan', 'off': 'tab:blue',
           'on': 'tab:orange'}
 SHAPES = ['off', 'series', 'db8', 'db16', 'db32', 'db64', 'unbounded']
@@ -42,6 +47,8 @@ SWEEP_FIGURES = [('gbit', 'Gbit/s'), ('doorbells_per_pkt', 'doorbells/pkt'),
 def state_name(s):
     if s == 'stock':
         return 'stock kernel'
+    if s == 'xmit-more-harder':
+        return 'stock, xmit_more 64-frame chains'
     if s == 'xmit-more':
         return 'stock, xmit_more doorbell'
     if s == 'bql-only':
@@ -77,7 +84,12 @@ def spread(vals):
     return statistics.median(vals), min(vals), max(vals)
 
 
-def cell(vals):
+# Figures whose cells also give their spread, (max - min) / median: the
+# instruction counts, whose A/A spread is what tells a difference from noise
+SPREAD_SHOWN = ('tx_insns_per_pkt', 'kernel_insns_per_pkt')
+
+
+def cell(vals, show_spread=False):
     s = spread(vals)
     if s is None:
         return ''
@@ -86,7 +98,10 @@ def cell(vals):
     fmt = '%.0f' if med >= 100 or whole else '%.2f'
     if lo == hi:
         return fmt % med
-    return (fmt + ' (' + fmt + '-' + fmt + ')') % (med, lo, hi)
+    text = (fmt + ' (' + fmt + '-' + fmt + ')') % (med, lo, hi)
+    if show_spread and med:
+        text += ' %.1f%%' % (100 * (hi - lo) / med)
+    return text
 
 
 def num(s):
@@ -98,7 +113,7 @@ def num(s):
 
 def values(rows, config, state, key):
     """KEY of every run of CONFIG in STATE, None where a cell is empty."""
-    return [num(r[key]) for r in rows
+    return [num(r.get(key) or '') for r in rows
             if config_name(r) == config and r['batching'] == state]
 
 
@@ -244,14 +259,15 @@ def main():
             subset = ['TCP RR latency']
         else:
             subset = [c for c in configs if c != 'TCP RR latency']
-        if not any(num(r[key]) is not None for r in rows):
+        if not any(num(r.get(key) or '') is not None for r in rows):
             continue
         print(f'### {title}\n')
         print('| configuration | ' + ' | '.join(state_name(s)
                                                 for s in states) + ' |')
         print('|---|' + '---|' * len(states))
         for c in subset:
-            cells = [cell(values(rows, c, s, key)) for s in states]
+            cells = [cell(values(rows, c, s, key), key in SPREAD_SHOWN)
+                     for s in states]
             print(f'| {c} | ' + ' | '.join(cells) + ' |')
         print()
 
@@ -261,7 +277,7 @@ def main():
                   [c for c in configs if c != 'TCP RR latency'])
         # Stock has no driver counters: no bars rather than zeroes
         shown = [s for s in states
-                 if any(num(r[key]) is not None
+                 if any(num(r.get(key) or '') is not None
                         for r in rows if r['batching'] == s)]
         if not shown:
             continue

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: the whole test run. KUnit first, then the selftests in the
-# two guests, then KUnit again on the KASAN kernel (each stage runs even
-# when an earlier one failed, so one run shows everything), then one
-# closing line counting every test case.
+# make check: the whole test run. KUnit first, the instruction counter's
+# check, then the selftests in the two guests, then KUnit again on the
+# KASAN kernel (each stage runs even when an earlier one failed, so one
+# run shows everything), then one closing line counting every test case.
 set -uo pipefail
 
 # CI must not be weakened from outside: no subset of the tests, no other
@@ -38,6 +38,9 @@ console_splats_self_test || rc=1
 # The kmemleak scan after the suites must report leaked packets
 "$REPO/scripts/kernel.sh" kmemleak-control || rc=1
 say "KUnit done after $(($(date +%s) - start)) s"
+# The instruction counter make bench reads must still count
+"$REPO/scripts/insn-count.sh" check || rc=1
+say "insn-count check done after $(($(date +%s) - start)) s"
 "$REPO/scripts/selftest.sh" || rc=1
 say "selftests done after $(($(date +%s) - start)) s"
 # The KASAN kernel builds after the guests, not beside them: at nice 19
@@ -57,6 +60,7 @@ KERNEL=kasan "$REPO/scripts/kernel.sh" kunit || rc=1
 say "KUnit on the KASAN kernel done after $(($(date +%s) - start)) s"
 "$REPO/scripts/summary.py" --pin "$REPO/scripts/expected-cases.txt" \
 	"$RESULTS/kunit.json" \
+	"$RESULTS/insn-count.tap" \
 	"$RESULTS/selftest/kselftest.tap" \
 	"$RESULTS/selftest/kselftest-virtio.tap" \
 	"$RESULTS/kunit-kasan.json" || rc=1

@@ -77,6 +77,33 @@ wait_listen() {
 ROOT_9P_VIRTFS=local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap
 ROOT_9P_ARGS="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
 
+# The instruction counter (insn-count/, built by scripts/insn-count.sh):
+# guest A runs under the plugin when INSN_COUNT=1 (make bench), its
+# kernel booted with nokaslr so that the System.map beside its bzImage
+# names the functions; the guest marks runs with $INSN_MARK.
+INSN_COUNT_DIR=$CACHE_DIR/insn-count
+INSN_COUNT_PLUGIN=$INSN_COUNT_DIR/insn-count.so
+INSN_MARK=$INSN_COUNT_DIR/insn-mark
+
+# system_map BZIMAGE: the System.map of that kernel: beside a build's
+# arch/x86/boot/bzImage, or $CACHE_DIR/System.map-NAME for a bench
+# variant's copy $CACHE_DIR/bzImage-NAME
+system_map() {
+	case "$1" in
+	*/arch/x86/boot/bzImage) echo "${1%/arch/x86/boot/bzImage}/System.map" ;;
+	*/bzImage-*) echo "${1%/bzImage-*}/System.map-${1##*/bzImage-}" ;;
+	*) die "no System.map known for $1" ;;
+	esac
+}
+
+# insn_count_args MAP OUTDIR: QEMU's -plugin option counting by MAP's
+# functions, results in OUTDIR/insn-count.txt and insn-count-fns.txt
+insn_count_args() {
+	[ -s "$1" ] || die "no System.map at $1"
+	[ -f "$INSN_COUNT_PLUGIN" ] || die "no plugin at $INSN_COUNT_PLUGIN: scripts/insn-count.sh build"
+	echo "-plugin $INSN_COUNT_PLUGIN,map=$1,tx=$REPO/insn-count/tx-functions.txt,out=$2/insn-count.txt,fns=$2/insn-count-fns.txt"
+}
+
 # guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
 # (a or b). QEMU traces, into guest-NAME.nic-trace, each frame its e1000
 # drops because the guest's RX ring is full (e1000_receiver_overrun) and,
@@ -93,8 +120,9 @@ ROOT_9P_ARGS="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
 guest_cmdline() {
-	local name=$1 out=$2 accel side n cpus kicks=
+	local name=$1 out=$2 accel side n cpus kicks= plugin= args
 	shift 2
+	args="$*"
 	accel=$(guest_accel)
 	case "$name" in
 	a) n=1; side=connect; cpus=$GUEST_A_CPUS ;;
@@ -103,10 +131,15 @@ guest_cmdline() {
 	esac
 	[ "$name" != a ] || [ "${TRACE_VIRTIO_KICKS:-}" != 1 ] ||
 		kicks="-trace enable=virtio_queue_notify,file=$out/guest-$name.nic-trace"
+	if [ "$name" = a ] && [ "${INSN_COUNT:-}" = 1 ]; then
+		[ "$accel" = tcg ] || die "INSN_COUNT=1 needs TCG (ACCEL=tcg)"
+		plugin=$(insn_count_args "$(system_map "$BZIMAGE")" "$out")
+		args+=" nokaslr"
+	fi
 	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $*'" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $args'" \
 		-virtfs "$ROOT_9P_VIRTFS" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
@@ -116,7 +149,7 @@ guest_cmdline() {
 		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
 		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n,$CTL_NO_CVQ" \
 		-trace "enable=e1000_receiver_overrun,file=$out/guest-$name.nic-trace" \
-		$kicks \
+		$kicks $plugin \
 		-serial "file:$out/guest-$name.console"
 }
 
@@ -131,6 +164,9 @@ guests_run() {
 	WIRE_PORT=$(free_port)
 	VWIRE_PORT=$(free_port)
 	CTL_PORT=$(free_port)
+	# (guest_cmdline runs in a subshell: its errors would not stop this)
+	[ "${INSN_COUNT:-}" != 1 ] ||
+		insn_count_args "$(system_map "$BZIMAGE")" "$out" >/dev/null
 	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, virtio wire 127.0.0.1:$VWIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
 	eval "qb=($(guest_cmdline b "$out" "$@"))"
 	eval "qa=($(guest_cmdline a "$out" "$@"))"

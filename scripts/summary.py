@@ -125,7 +125,10 @@ def role(path):
     """Which run a result file holds, as the pin file names it."""
     if path.endswith('.json'):
         return 'kunit'
-    return 'virtio' if 'virtio' in path.rsplit('/', 1)[-1] else 'e1000'
+    name = path.rsplit('/', 1)[-1]
+    if name.startswith('insn-count'):
+        return 'insn-count'
+    return 'virtio' if 'virtio' in name else 'e1000'
 
 
 def read_pin(path):

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The instruction counter of guest A (insn-count/: a QEMU TCG plugin and
+# the guest's mark program).
+#   insn-count.sh build  - fetch qemu-plugin.h from Debian's source package
+#                          of the installed QEMU (once), build both
+#   insn-count.sh check  - boot the test kernel with the plugin and judge
+#                          known workloads between marks (make check)
+# The plugin's API header ships in no binary package: it comes from
+# `apt-get source qemu` at exactly the installed QEMU's source version,
+# fetched with a private apt state in $CACHE_DIR (the machine's apt
+# configuration is not touched) and checked against Debian's patches.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$REPO/scripts/guests.sh"
+
+DIR=$INSN_COUNT_DIR
+PLUGIN=$INSN_COUNT_PLUGIN
+MARK=$INSN_MARK
+
+# plugin_header: $DIR/qemu-VERSION/qemu-plugin.h, fetched when missing
+plugin_header() {
+	local ver codename apt tmp hdr
+
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86) ||
+		die "qemu-system-x86 is not installed (make deps)"
+	hdr=$DIR/qemu-${ver//:/_}/qemu-plugin.h
+	if [ -s "$hdr" ]; then
+		echo "$hdr"
+		return
+	fi
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
+	apt=$DIR/apt
+	mkdir -p "$apt/lists/partial" "$(dirname "$hdr")"
+	cat > "$apt/sources.list" <<-EOF
+	deb-src http://deb.debian.org/debian $codename main
+	deb-src http://deb.debian.org/debian $codename-updates main
+	deb-src http://deb.debian.org/debian-security $codename-security main
+	EOF
+	set -- -q -o Dir::Etc::SourceList="$apt/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$apt/lists" \
+		-o APT::Sandbox::User=root
+	say "fetching Debian's qemu $ver source for qemu-plugin.h" >&2
+	apt-get "$@" update >&2 || die "apt-get update (deb-src) failed"
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get "$@" source --download-only "qemu=$ver" >&2) ||
+		die "apt-get source qemu=$ver failed"
+	tar -C "$tmp" -xJf "$tmp"/qemu_*.orig.tar.xz --wildcards \
+		'*/include/qemu/qemu-plugin.h' ||
+		die "no include/qemu/qemu-plugin.h in qemu $ver's source"
+	# Debian's patches apply over the upstream tarball: none may touch
+	# the header, or the one taken here is not the one QEMU was built with
+	if tar -C "$tmp" -xJf "$tmp"/qemu_*.debian.tar.xz debian/patches &&
+	   grep -rl 'qemu-plugin\.h' "$tmp/debian/patches" >&2; then
+		die "Debian's qemu $ver patches qemu-plugin.h: take it from the patched tree"
+	fi
+	grep -q '^#define QEMU_PLUGIN_VERSION' "$tmp"/*/include/qemu/qemu-plugin.h ||
+		die "qemu $ver's qemu-plugin.h has no QEMU_PLUGIN_VERSION"
+	cp "$tmp"/*/include/qemu/qemu-plugin.h "$hdr"
+	rm -rf "$tmp"
+	echo "$hdr"
+}
+
+build() {
+	local hdr
+
+	hdr=$(plugin_header)
+	mkdir -p "$DIR"
+	# -Wno-unused-parameter: QEMU's callback types pass what a callback
+	# may not need
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \
+		-I"$(dirname "$hdr")" -o "$PLUGIN.new" "$REPO/insn-count/plugin.c"
+	mv "$PLUGIN.new" "$PLUGIN"
+	# static: the guest runs it from the host's / without a loader's
+	# instructions between the marks of a run
+	gcc -O2 -Wall -Wextra -Werror -static -o "$MARK.new" \
+		"$REPO/insn-count/mark.c"
+	mv "$MARK.new" "$MARK"
+	say "insn-count: plugin $PLUGIN (qemu-plugin.h of $(basename "$(dirname "$hdr")")), marks $MARK"
+}
+
+# fn_count FNS SEQ NAME: instructions of kernel function NAME in run SEQ
+# (0 when it did not run)
+fn_count() {
+	awk -v s="$2" -v n="$3" '$1 == s && $3 == n { c = $2 } END { print c + 0 }' "$1"
+}
+
+# run_field OUT SEQ FIELD: a figure of run SEQ's line in the plugin's out file
+run_field() {
+	awk -v s="$2" -v f="$3" '$1 == "run" && $2 == s {
+		for (i = 3; i < NF; i += 2) if ($i == f) print $(i + 1) }' "$1"
+}
+
+# check: one boot of the test kernel under the plugin, guest/insn-count-
+# check.sh as init; the workloads it runs and what each must read
+check() {
+	local out=$RESULTS/insn-count accel rc=0 u1 u2 s1 s2 t1 t2 e1 e2 v
+
+	build
+	[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel'"
+	rm -rf "$out" "$RESULTS/insn-count.tap"
+	mkdir -p "$out"
+	accel=$(guest_accel)
+	[ "$accel" = tcg ] || die "TCG plugins need ACCEL=tcg (have $accel)"
+	say "insn-count check: the test kernel under the plugin, 2 vCPUs"
+	# The e1000 sits on a hub port with nothing else on the hub: its
+	# frames end inside QEMU, nothing reaches the host's network
+	# shellcheck disable=SC2046
+	timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 1024 \
+		-nodefaults -nographic -no-reboot -display none \
+		$(insn_count_args "$BUILD/System.map" "$out") \
+		-kernel "$BZIMAGE" \
+		-append "console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/insn-count-check.sh nokaslr kunit.enable=0 panic=-1 insn_count.mark=$MARK insn_count.out=$out" \
+		-virtfs "$ROOT_9P_VIRTFS" \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+		-netdev hubport,id=wire,hubid=0 \
+		-device e1000,netdev=wire,mac=52:54:00:00:00:01 \
+		-serial "file:$out/console.log" > "$out/qemu.log" 2>&1 ||
+		{ cat "$out/qemu.log"; die "the guest did not power off (console: $out/console.log)"; }
+	grep -q '^insn-count-check: done' "$out/console.log" ||
+		die "the guest's workloads did not finish (console: $out/console.log)"
+	local o=$out/insn-count.txt f=$out/insn-count-fns.txt
+	# Runs 1-2: the loop, 10^6 and 2*10^6 turns of two instructions.
+	# User space counts 2N and the few instructions around the marks
+	# (2N + 1 in every boot seen, Dec 5); no other user code runs then.
+	u1=$(run_field "$o" 1 user) u2=$(run_field "$o" 2 user)
+	# Runs 3-4: 10^4 and 2*10^4 getppid() calls. The function that
+	# serves them runs the same instructions each call and nothing else
+	# runs it: its count is k*N, then exactly twice that.
+	s1=$(fn_count "$f" 3 __x64_sys_getppid) s2=$(fn_count "$f" 4 __x64_sys_getppid)
+	# Runs 5-6: 2,000 and 4,000 UDP datagrams out of the e1000 (a
+	# python3 loop, its start-up in the run too): the transmit path's
+	# count and the driver's xmit function's, per datagram.
+	t1=$(run_field "$o" 5 tx) t2=$(run_field "$o" 6 tx)
+	e1=$(fn_count "$f" 5 e1000_xmit_frame) e2=$(fn_count "$f" 6 e1000_xmit_frame)
+	for v in u1 u2 s1 s2 t1 t2 e1 e2; do
+		[[ ${!v} =~ ^[0-9]+$ ]] || die "insn-count check: figure $v is '${!v}', not a number ($o)"
+	done
+	# One TAP case per verdict, in the kselftest layout scripts/
+	# summary.py counts (pinned in scripts/expected-cases.txt)
+	local tap=() n=0
+	judge() {
+		n=$((n + 1))
+		if [ "$2" = ok ]; then
+			tap+=("# ok $n $1")
+			say "insn-count check: $3: ok"
+		else
+			tap+=("# not ok $n $1")
+			say "insn-count check: $3: FAILED"
+			rc=1
+		fi
+	}
+	in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }' && echo ok; }
+	judge user_loop_counts_2n "$(in_range "$u1" 2000000 2000064)" \
+		"loop of 10^6 turns: $u1 user instructions (2,000,000 to 2,000,064)"
+	judge user_loop_scales "$(in_range "$u2" 4000000 4000064)" \
+		"loop of 2*10^6 turns: $u2 user instructions (4,000,000 to 4,000,064)"
+	judge syscall_function_counts_k_per_call \
+		"$( [ "$s1" -gt 0 ] && [ $((s1 % 10000)) -eq 0 ] && [ "$s2" -eq $((2 * s1)) ] && echo ok)" \
+		"getppid: __x64_sys_getppid $s1 for 10^4 calls, $s2 for 2*10^4 (k*N, then twice that)"
+	judge driver_xmit_scales_with_packets \
+		"$( [ "$e1" -gt 0 ] && in_range "$(awk -v a="$e1" -v b="$e2" 'BEGIN { print b / a }')" 1.98 2.02)" \
+		"UDP: e1000_xmit_frame $e1 for 2,000 datagrams, $e2 for 4,000 (twice, +-1%)"
+	judge tx_path_scales_with_packets \
+		"$( [ "$t1" -gt "$e1" ] && in_range "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b / a }')" 1.9 2.1)" \
+		"UDP: transmit path $t1 for 2,000 datagrams, $t2 for 4,000 (twice, +-5%)"
+	{
+		echo "TAP version 13"
+		echo "1..1"
+		echo "# selftests: insn-count: check"
+		echo "# 1..$n"
+		printf '%s\n' "${tap[@]}"
+		if [ $rc -eq 0 ]; then
+			echo "ok 1 selftests: insn-count: check"
+		else
+			echo "not ok 1 selftests: insn-count: check"
+		fi
+	} > "$RESULTS/insn-count.tap"
+	return $rc
+}
+
+case "${1:-}" in
+build) build ;;
+check) check ;;
+*) die "usage: $0 build|check" ;;
+esac
