@@ -117,6 +117,10 @@ sweep()
 	done
 }
 
+if [ -n "${INSN_MARK:-}" ] && [ ! -x "$INSN_MARK" ]; then
+	echo "bench: no mark program at $INSN_MARK"
+	exit 1
+fi
 csv_header
 iperf3_servers
 if [ "${BENCH_LINK:-e1000}" = virtio ]; then

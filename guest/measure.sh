@@ -36,8 +36,9 @@ insn_seq()
 }
 
 # insn_figures SEQ: R_tx_ipp and R_kernel_ipp, the transmit path's and the
-# whole kernel's instructions per packet of DEV in the plugin's first run
-# after SEQ; empty, said so, when there is no such run
+# whole kernel's instructions per packet of DEV in the plugin's last run
+# after SEQ (traffic_run's retry of a failed iperf3 start makes two);
+# empty, said so, when there is none (scripts/bench.sh then stops)
 insn_figures()
 {
 	local seq=$1 pkts line

@@ -8,13 +8,14 @@
  * or saves per packet; the guest's own instruction count can.
  *
  * Buckets: user space, each text symbol of the kernel's System.map (an
- * instruction belongs to the symbol at or below its address), and kernel
- * addresses no symbol covers (modules, BPF JIT, trampolines). A
- * translated block is counted whole each time it starts, split by bucket
- * at translation time (a block may run past the end of a function). An
- * exception in the middle of a block counts the block's tail all the same:
- * counts are exact for straight-line code and may be a few instructions
- * high per fault.
+ * instruction belongs to the symbol at or below its address; names at
+ * one address share a bucket, printed "a,b"), and kernel addresses no
+ * text symbol covers (modules, BPF JIT, trampolines: the map's other
+ * symbols bound the text ones). A translated block is counted whole each
+ * time it starts, split by bucket at translation time (a block may run
+ * past the end of a function). An exception in the middle of a block
+ * counts the block's tail all the same: counts are exact for straight-line
+ * code and may be a few instructions high per fault.
  *
  * Marks: the guest executes "nopl 0x5ab1c001(%rax)" to begin a run and
  * "nopl 0x5ab1c002(%rax)" to end it (insn-count/mark.c; a NOP on any x86
@@ -49,7 +50,8 @@ enum { B_USER, B_KERNEL_OTHER, B_FIRST_SYM };
 
 struct sym {
 	uint64_t addr;
-	char *name;
+	char *name;	/* the names at this address, comma-separated */
+	int text;
 	int tx;
 };
 
@@ -63,6 +65,23 @@ struct tb_parts {
 	uint32_t nparts;
 	struct tb_part part[];
 };
+
+/*
+ * The buckets of a kernel block, by its address and length: QEMU
+ * retranslates blocks (new processes, a full code cache) and the kernel's
+ * text does not move, so each is computed once. Open addressing, grown at
+ * half full; user blocks need none (one bucket, B_USER).
+ */
+struct tb_key {
+	uint64_t vaddr;
+	size_t n;
+	struct tb_parts *parts;
+};
+
+static struct tb_key *tb_cache;
+static size_t tb_cache_size, tb_cache_used;
+static pthread_mutex_t tb_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tb_parts *user_parts[1024];
 
 static struct sym *syms;
 static size_t nsyms;
@@ -93,10 +112,44 @@ static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
-/* load_map: the text symbols of a System.map, sorted by address */
+/*
+ * merge_aliases: one entry per address, its names joined in name order;
+ * text and tx if any of the names is
+ */
+static void merge_aliases(void)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < nsyms; i++) {
+		struct sym *d = j ? &syms[j - 1] : NULL;
+		char *name;
+
+		if (d && d->addr == syms[i].addr) {
+			name = malloc(strlen(d->name) + strlen(syms[i].name) + 2);
+			if (!name)
+				fail("out of memory%s", "");
+			sprintf(name, "%s,%s", d->name, syms[i].name);
+			free(d->name);
+			free(syms[i].name);
+			d->name = name;
+			d->text |= syms[i].text;
+			d->tx |= syms[i].tx;
+			continue;
+		}
+		syms[j++] = syms[i];
+	}
+	nsyms = j;
+}
+
+/*
+ * load_map: the kernel symbols of a System.map, sorted by address. The
+ * text ones get buckets; the others end the text symbol before them.
+ */
 static void load_map(const char *path)
 {
 	size_t cap = 1 << 16;
@@ -112,8 +165,6 @@ static void load_map(const char *path)
 	while (syms && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &addr, &t, name) != 3)
 			fail("not a System.map line: %s", line);
-		if (t != 't' && t != 'T' && t != 'w' && t != 'W')
-			continue;
 		if (addr < KERNEL_START)
 			continue;
 		if (nsyms == cap) {
@@ -124,7 +175,10 @@ static void load_map(const char *path)
 		}
 		syms[nsyms].addr = addr;
 		syms[nsyms].name = strdup(name);
+		syms[nsyms].text = t == 't' || t == 'T' || t == 'w' || t == 'W';
 		syms[nsyms].tx = 0;
+		if (!syms[nsyms].name)
+			fail("out of memory reading %s", path);
 		nsyms++;
 	}
 	fclose(f);
@@ -187,8 +241,8 @@ static uint32_t bucket_of(uint64_t vaddr)
 		else
 			hi = mid;
 	}
-	/* past the kernel's last text symbol: modules, JIT, fixmap */
-	if (!strcmp(syms[lo].name, "_etext") ||
+	/* past a text symbol's end: modules, JIT, fixmap */
+	if (!syms[lo].text || !strcmp(syms[lo].name, "_etext") ||
 	    !strcmp(syms[lo].name, "_einittext"))
 		return B_KERNEL_OTHER;
 	return B_FIRST_SYM + lo;
@@ -277,21 +331,19 @@ static int mark_kind(const unsigned char *p, size_t len)
 	return p[3] == MARK_BEGIN || p[3] == MARK_END ? p[3] : 0;
 }
 
-static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+static struct tb_parts *parts_new(struct qemu_plugin_tb *tb, size_t n)
 {
-	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	struct tb_parts *p;
-	uint32_t b;
+	size_t i;
 
 	p = malloc(sizeof(*p) + n * sizeof(p->part[0]));
 	if (!p)
 		fail("out of memory%s", "");
 	p->nparts = 0;
 	for (i = 0; i < n; i++) {
-		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		int kind;
+		uint32_t b = bucket_of(qemu_plugin_insn_vaddr(
+					qemu_plugin_tb_get_insn(tb, i)));
 
-		b = bucket_of(qemu_plugin_insn_vaddr(insn));
 		if (p->nparts && p->part[p->nparts - 1].bucket == b) {
 			p->part[p->nparts - 1].n++;
 		} else {
@@ -299,15 +351,85 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			p->part[p->nparts].n = 1;
 			p->nparts++;
 		}
-		kind = mark_kind(qemu_plugin_insn_data(insn),
-				 qemu_plugin_insn_size(insn));
+	}
+	return p;
+}
+
+static size_t tb_hash(uint64_t vaddr, size_t n, size_t size)
+{
+	return ((vaddr ^ (vaddr >> 17) ^ n) * 0x9e3779b97f4a7c15ULL) & (size - 1);
+}
+
+static void tb_cache_grow(void)
+{
+	struct tb_key *old = tb_cache;
+	size_t i, osize = tb_cache_size;
+
+	tb_cache_size = osize ? 2 * osize : 1 << 16;
+	tb_cache = calloc(tb_cache_size, sizeof(*tb_cache));
+	if (!tb_cache)
+		fail("out of memory%s", "");
+	for (i = 0; i < osize; i++) {
+		size_t h;
+
+		if (!old[i].parts)
+			continue;
+		h = tb_hash(old[i].vaddr, old[i].n, tb_cache_size);
+		while (tb_cache[h].parts)
+			h = (h + 1) & (tb_cache_size - 1);
+		tb_cache[h] = old[i];
+	}
+	free(old);
+}
+
+/* parts_of: the buckets of a block, computed once per address and length */
+static struct tb_parts *parts_of(struct qemu_plugin_tb *tb, size_t n)
+{
+	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+	struct tb_parts *p;
+	size_t h;
+
+	if (vaddr < KERNEL_START && n < sizeof(user_parts) / sizeof(user_parts[0])) {
+		pthread_mutex_lock(&tb_cache_lock);
+		if (!user_parts[n])
+			user_parts[n] = parts_new(tb, n);
+		p = user_parts[n];
+		pthread_mutex_unlock(&tb_cache_lock);
+		return p;
+	}
+	pthread_mutex_lock(&tb_cache_lock);
+	if (2 * (tb_cache_used + 1) > tb_cache_size)
+		tb_cache_grow();
+	h = tb_hash(vaddr, n, tb_cache_size);
+	while (tb_cache[h].parts &&
+	       (tb_cache[h].vaddr != vaddr || tb_cache[h].n != n))
+		h = (h + 1) & (tb_cache_size - 1);
+	if (!tb_cache[h].parts) {
+		tb_cache[h].vaddr = vaddr;
+		tb_cache[h].n = n;
+		tb_cache[h].parts = parts_new(tb, n);
+		tb_cache_used++;
+	}
+	p = tb_cache[h].parts;
+	pthread_mutex_unlock(&tb_cache_lock);
+	return p;
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		int kind = mark_kind(qemu_plugin_insn_data(insn),
+				     qemu_plugin_insn_size(insn));
+
 		if (kind)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)kind);
 	}
-	/* blocks are retranslated, never freed by QEMU: this copy leaks */
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec,
-					     QEMU_PLUGIN_CB_NO_REGS, p);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+					     parts_of(tb, n));
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -348,13 +470,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	load_map(map);
 	load_tx(txf);
+	merge_aliases();
 	nvcpus = info->system.max_vcpus;
 	nbuckets = B_FIRST_SYM + nsyms;
 	counts = calloc((size_t)nvcpus * nbuckets, sizeof(*counts));
 	base = calloc(nbuckets, sizeof(*base));
 	if (!counts || !base)
 		fail("out of memory%s", "");
-	fprintf(out, "# insn-count: %zu kernel text symbols from %s, %d vCPUs\n",
+	fprintf(out, "# insn-count: %zu kernel symbol addresses from %s, %d vCPUs\n",
 		nsyms, map, nvcpus);
 	fflush(out);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);

@@ -51,13 +51,13 @@ done
 [ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel KERNEL=release'"
 # Guest A under the instruction counter (scripts/guests.sh): every row
 # gets the transmit path's and the kernel's instructions per packet.
-# INSN_COUNT=0 runs without it.
-export INSN_COUNT=${INSN_COUNT:-1}
-insn_env=
-if [ "$INSN_COUNT" = 1 ]; then
-	"$REPO/scripts/insn-count.sh" build
-	insn_env="INSN_MARK=$INSN_MARK"
+# INSN_COUNT=0 runs without it (the default where guests run under KVM).
+if [ -z "${INSN_COUNT:-}" ]; then
+	INSN_COUNT=0
+	[ "$(guest_accel)" != tcg ] || INSN_COUNT=1
 fi
+export INSN_COUNT
+[ "$INSN_COUNT" != 1 ] || "$REPO/scripts/insn-count.sh" build
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -70,15 +70,26 @@ run_matrix() {
 	say "$name: $rounds round(s) of the matrix ($states), ${TIME} s per run"
 	guests_job "$dir" 3600 <<JOB
 [ "$e1000" = no ] ||
-	$insn_env BENCH_SET=$BENCH_SET OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME \\
+	BENCH_SET=$BENCH_SET OUT=$dir REPS=$rounds FIRST_REP=$first TIME=$TIME \\
 	STATES="$states" bash "$REPO/guest/bench.sh" 2>&1 | tee -a "$dir/bench.log"
 [ "$virtio" = no ] || [ "$states" = sweep ] ||
-	env \$TESTBED_VIRTIO $insn_env BENCH_LINK=virtio OUT=$dir REPS=$rounds \\
+	env \$TESTBED_VIRTIO BENCH_LINK=virtio OUT=$dir REPS=$rounds \\
 	FIRST_REP=$first TIME=$TIME STATES="$states" \\
 	bash "$REPO/guest/bench.sh" 2>&1 | tee -a "$dir/bench.log"
 JOB
 	[ "$(wc -l < "$dir/bench.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
 		die "no results from $name (see $dir/guest-a.console)"
+	# Under the counter, a row without its count is a broken bench
+	if [ "$INSN_COUNT" = 1 ] &&
+	   python3 - "$dir/bench.csv" <<-'PY'
+	import csv, sys
+	rows = [r for r in csv.DictReader(open(sys.argv[1]))
+	        if r['kind'] not in ('pktgen', 'latency')]
+	sys.exit(0 if any(not r['tx_insns_per_pkt'] for r in rows) else 1)
+	PY
+	then
+		die "rows of $name without an instruction count (see $dir/bench.log)"
+	fi
 	if [ -f "$out/bench.csv" ]; then
 		tail -n +2 "$dir/bench.csv" >> "$out/bench.csv"
 	else
@@ -158,6 +169,10 @@ matrix)
 		baselines=stock
 		for b in $BASELINE; do
 			[ "$b" = stock ] || baselines+=" $b"
+		done
+		# (a misspelt name must stop the bench, not build stock)
+		for b in $baselines; do
+			variant_patches "$b" >/dev/null
 		done
 		for b in $baselines; do
 			# shellcheck disable=SC2046

@@ -80,7 +80,8 @@ ROOT_9P_ARGS="root=rootfs rootfstype=9p rootflags=trans=virtio,version=9p2000.L,
 # The instruction counter (insn-count/, built by scripts/insn-count.sh):
 # guest A runs under the plugin when INSN_COUNT=1 (make bench), its
 # kernel booted with nokaslr so that the System.map beside its bzImage
-# names the functions; the guest marks runs with $INSN_MARK.
+# names the functions; guest A marks runs with a copy of $INSN_MARK in
+# the results directory, its path in the job's INSN_MARK.
 INSN_COUNT_DIR=$CACHE_DIR/insn-count
 INSN_COUNT_PLUGIN=$INSN_COUNT_DIR/insn-count.so
 INSN_MARK=$INSN_COUNT_DIR/insn-mark
@@ -165,8 +166,13 @@ guests_run() {
 	VWIRE_PORT=$(free_port)
 	CTL_PORT=$(free_port)
 	# (guest_cmdline runs in a subshell: its errors would not stop this)
-	[ "${INSN_COUNT:-}" != 1 ] ||
+	if [ "${INSN_COUNT:-}" = 1 ]; then
+		[ "$(guest_accel)" = tcg ] || die "INSN_COUNT=1 needs TCG (ACCEL=tcg)"
 		insn_count_args "$(system_map "$BZIMAGE")" "$out" >/dev/null
+		# the guests' /tmp and /root are tmpfs: the mark program goes
+		# to the shared results directory, where the job finds it
+		cp "$INSN_MARK" "$out/insn-mark"
+	fi
 	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, virtio wire 127.0.0.1:$VWIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
 	eval "qb=($(guest_cmdline b "$out" "$@"))"
 	eval "qa=($(guest_cmdline a "$out" "$@"))"
@@ -209,6 +215,9 @@ guests_job() {
 	for v in ${!BATCHING_@}; do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done > "$out/job-a.sh"
+	# guest A runs under the instruction counter: how to mark a run
+	[ "${INSN_COUNT:-}" != 1 ] ||
+		printf 'export INSN_MARK=%q\n' "$out/insn-mark" >> "$out/job-a.sh"
 	cat >> "$out/job-a.sh"
 	start=$(date +%s)
 	guests_run "$out" "$limit" ||
