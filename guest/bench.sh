@@ -20,7 +20,7 @@ SOCKPERF_PORT=11111
 # straight from pktgen, no qdisc and so no batch list
 pktgen()
 {
-	local state=$1 rep=$2 mac c0 c1 t0 t1 pps d pg=/proc/net/pktgen
+	local state=$1 rep=$2 mac c0 c1 t0 t1 pps d pg=/proc/net/pktgen seq=
 
 	state_set "$state"
 	ping -c 1 -W 1 "$PEER" >/dev/null
@@ -34,7 +34,9 @@ pktgen()
 	counters_snapshot "$TMP/before"
 	c0=$(cpu_busy)
 	t0=$(date +%s.%N)
+	[ -z "${INSN_MARK:-}" ] || { seq=$(insn_seq); "$INSN_MARK" begin; }
 	echo start > $pg/pgctrl
+	[ -z "${INSN_MARK:-}" ] || "$INSN_MARK" end
 	t1=$(date +%s.%N)
 	c1=$(cpu_busy)
 	counters_snapshot "$TMP/after"
@@ -46,7 +48,7 @@ pktgen()
 	R_db_per_pkt=$(ratio "$(val "$d" tx_doorbells)" "$(val "$d" tx_packets)")
 	R_avg_batch=$(ratio "$(val "$d" txq_packets)" "$(val "$d" txq_batches)")
 	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
-	R_tx_ipp= R_kernel_ipp=
+	insn_figures "$seq"
 	R_requeues=$(val "$d" qdisc_requeues)
 	LAT_US=
 	echo "rem_device_all" > $pg/kpktgend_0
