@@ -192,7 +192,8 @@ static void load_map(const char *path)
 
 /*
  * load_tx: mark the functions named in FILE (one per line, # comments, a
- * trailing * for a prefix) as the transmit path. Names the map lacks (inlined, or absent from this
+ * trailing * for a prefix; NAME also matches GCC's clones NAME.*) as the
+ * transmit path. Names the map lacks (inlined, or absent from this
  * kernel) are listed in the out file's header.
  */
 static void load_tx(const char *path)
@@ -210,10 +211,17 @@ static void load_tx(const char *path)
 			continue;
 		len = strlen(name);
 		prefix = name[len - 1] == '*';
+		if (prefix)
+			len--;
 		found = 0;
 		for (i = 0; i < nsyms; i++) {
-			if (prefix ? !strncmp(syms[i].name, name, len - 1) :
-				     !strcmp(syms[i].name, name)) {
+			const char *n = syms[i].name;
+
+			/* GCC's clones (.isra.0, .part.0, .cold) are the
+			 * function too
+			 */
+			if (syms[i].text && !strncmp(n, name, len) &&
+			    (prefix || !n[len] || n[len] == '.')) {
 				syms[i].tx = 1;
 				found++;
 			}
@@ -241,9 +249,10 @@ static uint32_t bucket_of(uint64_t vaddr)
 		else
 			hi = mid;
 	}
-	/* past a text symbol's end: modules, JIT, fixmap */
-	if (!syms[lo].text || !strcmp(syms[lo].name, "_etext") ||
-	    !strcmp(syms[lo].name, "_einittext"))
+	/* past a text symbol's end (the map's next symbol is data, or
+	 * there is none): modules, JIT, fixmap
+	 */
+	if (!syms[lo].text || lo == nsyms - 1)
 		return B_KERNEL_OTHER;
 	return B_FIRST_SYM + lo;
 }
@@ -357,7 +366,8 @@ static struct tb_parts *parts_new(struct qemu_plugin_tb *tb, size_t n)
 
 static size_t tb_hash(uint64_t vaddr, size_t n, size_t size)
 {
-	return ((vaddr ^ (vaddr >> 17) ^ n) * 0x9e3779b97f4a7c15ULL) & (size - 1);
+	/* Fibonacci hashing: the product's high bits are the mixed ones */
+	return (((vaddr ^ n) * 0x9e3779b97f4a7c15ULL) >> 32) & (size - 1);
 }
 
 static void tb_cache_grow(void)

@@ -49,6 +49,20 @@ for l in $BENCH_LINKS; do
 	esac
 done
 [ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel KERNEL=release'"
+# variant_patches NAME: the bench patches of baseline NAME
+variant_patches() {
+	case $1 in
+	stock) ;;
+	xmit-more) echo xmit-more-e1000.patch ;;
+	xmit-more-harder) echo xmit-more-e1000.patch xmit-more-harder.patch ;;
+	bql-only) echo bql-virtio.patch ;;
+	*) die "BASELINE: stock, xmit-more, xmit-more-harder or bql-only (a list), not '$1'" ;;
+	esac
+}
+# (a misspelt name must stop the bench before it removes the last results)
+for b in $BASELINE; do
+	variant_patches "$b" >/dev/null
+done
 # Guest A under the instruction counter (scripts/guests.sh): every row
 # gets the transmit path's and the kernel's instructions per packet.
 # INSN_COUNT=0 runs without it (the default where guests run under KVM).
@@ -57,6 +71,8 @@ if [ -z "${INSN_COUNT:-}" ]; then
 	[ "$(guest_accel)" != tcg ] || INSN_COUNT=1
 fi
 export INSN_COUNT
+[ "$INSN_COUNT" != 1 ] || [ "$(guest_accel)" = tcg ] ||
+	die "INSN_COUNT=1 needs TCG guests (ACCEL=tcg): the plugin is TCG's"
 [ "$INSN_COUNT" != 1 ] || "$REPO/scripts/insn-count.sh" build
 rm -rf "$out"
 mkdir -p "$out"
@@ -79,16 +95,16 @@ run_matrix() {
 JOB
 	[ "$(wc -l < "$dir/bench.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
 		die "no results from $name (see $dir/guest-a.console)"
-	# Under the counter, a row without its count is a broken bench
-	if [ "$INSN_COUNT" = 1 ] &&
-	   python3 - "$dir/bench.csv" <<-'PY'
-	import csv, sys
-	rows = [r for r in csv.DictReader(open(sys.argv[1]))
-	        if r['kind'] != 'latency']
-	sys.exit(0 if any(not r['tx_insns_per_pkt'] for r in rows) else 1)
-	PY
-	then
-		die "rows of $name without an instruction count (see $dir/bench.log)"
+	# Under the counter, a row without its count is a broken bench (as
+	# is a CSV the check cannot read)
+	if [ "$INSN_COUNT" = 1 ]; then
+		python3 - "$dir/bench.csv" <<-'PY' ||
+		import csv, sys
+		rows = [r for r in csv.DictReader(open(sys.argv[1]))
+		        if r['kind'] != 'latency']
+		sys.exit(1 if any(not r['tx_insns_per_pkt'] for r in rows) else 0)
+		PY
+			die "rows of $name without an instruction count (see $dir/bench.log)"
 	fi
 	if [ -f "$out/bench.csv" ]; then
 		tail -n +2 "$dir/bench.csv" >> "$out/bench.csv"
@@ -141,17 +157,6 @@ variant_kernel() {
 	VARIANT_BZIMAGE=$CACHE_DIR/bzImage-$name
 }
 
-# variant_patches NAME: the bench patches of baseline NAME
-variant_patches() {
-	case $1 in
-	stock) ;;
-	xmit-more) echo xmit-more-e1000.patch ;;
-	xmit-more-harder) echo xmit-more-e1000.patch xmit-more-harder.patch ;;
-	bql-only) echo bql-virtio.patch ;;
-	*) die "BASELINE: stock, xmit-more, xmit-more-harder or bql-only (a list), not '$1'" ;;
-	esac
-}
-
 case "$BENCH" in
 sweep)
 	# One boot, REPS rounds: every burst shape of the sweep in each
@@ -169,10 +174,6 @@ matrix)
 		baselines=stock
 		for b in $BASELINE; do
 			[ "$b" = stock ] || baselines+=" $b"
-		done
-		# (a misspelt name must stop the bench, not build stock)
-		for b in $baselines; do
-			variant_patches "$b" >/dev/null
 		done
 		for b in $baselines; do
 			# shellcheck disable=SC2046

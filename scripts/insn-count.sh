@@ -138,10 +138,10 @@ check() {
 	# insn-mark itself: the driver's xmit function's count and the
 	# transmit path's must double. Not exactly: how many datagrams take
 	# the qdisc bypass and how many wait in the queue for a full ring
-	# to drain depends on when the driver cleans up. Seen in 6 boots
-	# (Dec 5, 2 vCPUs, a kernel build beside most): e1000_xmit_frame
-	# 2.003 to 2.013 times, the transmit path 1.945 to 2.028 times; the
-	# margins are about twice the largest deviation.
+	# to drain depends on when the driver cleans up. Seen in 7 boots
+	# (Dec 5, 2 vCPUs, a kernel build or guests beside most):
+	# e1000_xmit_frame 2.003 to 2.014 times, the transmit path 1.945 to
+	# 2.028 times; the margins are about twice the largest deviation.
 	t1=$(run_field "$o" 5 tx) t2=$(run_field "$o" 6 tx)
 	e1=$(fn_count "$f" 5 e1000_xmit_frame) e2=$(fn_count "$f" 6 e1000_xmit_frame)
 	for v in u1 u2 s1 s2 t1 t2 e1 e2; do
@@ -170,8 +170,8 @@ check() {
 		"$( [ "$s1" -gt 0 ] && [ $((s1 % 10000)) -eq 0 ] && [ "$s2" -eq $((2 * s1)) ] && echo ok)" \
 		"getppid: __x64_sys_getppid $s1 for 10^4 calls, $s2 for 2*10^4 (k*N, then twice that)"
 	judge driver_xmit_scales_with_packets \
-		"$( [ "$e1" -gt 0 ] && in_range "$(awk -v a="$e1" -v b="$e2" 'BEGIN { print b / a }')" 1.98 2.02)" \
-		"UDP: e1000_xmit_frame $e1 for 2,000 datagrams, $e2 for 4,000 (twice, +-1%)"
+		"$( [ "$e1" -gt 0 ] && in_range "$(awk -v a="$e1" -v b="$e2" 'BEGIN { print b / a }')" 1.96 2.04)" \
+		"UDP: e1000_xmit_frame $e1 for 2,000 datagrams, $e2 for 4,000 (twice, +-2%)"
 	judge tx_path_scales_with_packets \
 		"$( [ "$t1" -gt "$e1" ] && in_range "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b / a }')" 1.9 2.1)" \
 		"UDP: transmit path $t1 for 2,000 datagrams, $t2 for 4,000 (twice, +-5%)"

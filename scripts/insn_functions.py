@@ -12,7 +12,9 @@ the row's is an iperf3 attempt that was retried, and is skipped. CONFIG
 is "kind,flows,tso" (default: tcp,64,off). Prints, per configuration, a
 markdown table: the transmit-path functions (insn-count/tx-functions.txt)
 with the most instructions per packet, median over the rounds, one
-column per state; then the transmit path's and the kernel's totals; and,
+column per state; then the transmit path's total by the list as it is now
+(and as the plugin summed it during the run) and the kernel's, with
+their min-max and spread; and,
 per kernel, the listed functions its System.map lacks (inlined or absent:
 their instructions count in their callers, listed or not)."""
 import csv
@@ -34,8 +36,18 @@ def tx_patterns():
 
 
 def is_tx(name, patterns):
-    return any(fnmatch.fnmatchcase(alias, p)
+    """As insn-count/plugin.c: a pattern, or a GCC clone of one (NAME.*)."""
+    return any(fnmatch.fnmatchcase(alias, p) or
+               (not p.endswith('*') and alias.startswith(p + '.'))
                for alias in name.split(',') for p in patterns)
+
+
+def spread_cell(vals):
+    """median (min-max) spread%, as bench_report.py's cells"""
+    med = statistics.median(vals)
+    lo, hi = min(vals), max(vals)
+    return '%.0f (%.0f-%.0f) %.1f%%' % (med, lo, hi,
+                                         100 * (hi - lo) / med if med else 0)
 
 
 def runs_of(boot):
@@ -93,7 +105,10 @@ def main():
         for r, pkts, fns in paired(boot):
             cfg = (r['kind'], r['flows'], r['tso'])
             ipp = {n: c / pkts for n, c in fns.items() if is_tx(n, patterns)}
-            ipp[' transmit path'] = float(r['tx_insns_per_pkt'])
+            # the list as it is now, which may be longer than the one
+            # the plugin summed during the run (the row's figure)
+            ipp[' transmit path'] = sum(ipp.values())
+            ipp[' transmit path, as run'] = float(r['tx_insns_per_pkt'])
             ipp[' kernel'] = float(r['kernel_insns_per_pkt'])
             per.setdefault((cfg, r['batching']), []).append(ipp)
     if not per:
@@ -125,9 +140,10 @@ def main():
         for n in top[:TOP]:
             print(f'| `{n}` | ' +
                   ' | '.join('%.1f' % med(s, n) for s in states) + ' |')
-        for n in (' transmit path', ' kernel'):
+        for n in (' transmit path', ' transmit path, as run', ' kernel'):
             print(f'| **{n.strip()}** | ' +
-                  ' | '.join('%.0f' % med(s, n) for s in states) + ' |')
+                  ' | '.join(spread_cell([run[n] for run in per[(cfg, s)]])
+                             for s in states) + ' |')
         print()
     print('Listed transmit-path functions each kernel lacks '
           '(insn-count/tx-functions.txt):\n')
