@@ -138,7 +138,7 @@ check() {
 	# insn-mark itself: the driver's xmit function's count and the
 	# transmit path's must double. Not exactly: how many datagrams take
 	# the qdisc bypass and how many wait in the queue for a full ring
-	# to drain depends on when the driver cleans up. Seen in 7 boots
+	# to drain depends on when the driver cleans up. Seen in 8 boots
 	# (Dec 5, 2 vCPUs, a kernel build or guests beside most):
 	# e1000_xmit_frame 2.003 to 2.014 times, the transmit path 1.945 to
 	# 2.028 times; the margins are about twice the largest deviation.
