@@ -40,6 +40,8 @@ console_splats_self_test || rc=1
 say "KUnit done after $(($(date +%s) - start)) s"
 # The instruction counter make bench reads must still count
 "$REPO/scripts/insn-count.sh" check || rc=1
+# and must fail its function cases on a map that does not fit the kernel
+"$REPO/scripts/insn-count.sh" control || rc=1
 say "insn-count check done after $(($(date +%s) - start)) s"
 "$REPO/scripts/selftest.sh" || rc=1
 say "selftests done after $(($(date +%s) - start)) s"
