@@ -51,10 +51,14 @@ voverride=
 [ -z "${BATCHING_VIRTIO_STRESS_CASES:-}" ] ||
 	voverride+=" BATCHING_STRESS_CASES=$BATCHING_VIRTIO_STRESS_CASES"
 rm -f "$out/kselftest-virtio.tap"
+# Each script's start and end, stamped with the guest's clock as the
+# runner prints them, go to script-times-*.txt: where the time goes
+stamp="awk '/^(# selftests: |(not )?ok [0-9]+ selftests: )/ { print systime(), \$0; fflush() }'"
 guests_job "$out" "$TIMEOUT" <<JOB
-cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee "$out/kselftest.tap"
+cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee "$out/kselftest.tap" |
+	$stamp > "$out/script-times-e1000.txt"
 [ -z "$vonly" ] || env \$TESTBED_VIRTIO $voverride ./run_kselftest.sh $vonly 2>&1 |
-	tee "$out/kselftest-virtio.tap"
+	tee "$out/kselftest-virtio.tap" | $stamp > "$out/script-times-virtio.txt"
 bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-a.txt" 2>&1
 \$REMOTE_ARGS bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-b.txt" 2>&1
 JOB
@@ -66,6 +70,12 @@ if [ -n "$vonly" ]; then
 		die "no TAP from the virtio-net pass (console: $out/guest-a.console)"
 	taps+=" $out/kselftest-virtio.tap"
 fi
+for f in "$out"/script-times-*.txt; do
+	[ -s "$f" ] || continue
+	say "$(basename "$f" .txt): $(awk '$2 == "#" { t = $1; next }
+		{ d = $1 - t; sub(/.*selftests: net\/batching: /, ""); sub(/ .*/, "")
+		  printf "%s%s %d s", sep, $0, d; sep = ", " }' "$f")"
+done
 rc=0
 for tap in $taps; do
 	python3 "$TREE/tools/testing/kunit/kunit.py" parse \
