@@ -49,9 +49,9 @@ kunit | kmemleak-control)
 	set --
 	# The test kernel goes on from the suites to a kmemleak scan from
 	# userspace (guest/kunit-init.sh on the host's / over 9p), so that
-	# the run reports what the suites leaked. The KASAN kernel powers
-	# off after the suites: its 9p root stalls under TCG
-	# (qemu-configs/kasan.config).
+	# the run reports what the suites leaked. The KASAN kernel reboots
+	# (QEMU's -no-reboot ends it) after the suites: it has no 9p, whose
+	# root stalled its guests under TCG (qemu-configs/kasan.config).
 	scan=
 	unset KUNIT_USERSPACE
 	if [ "$KERNEL" = test ]; then

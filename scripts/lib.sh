@@ -13,7 +13,8 @@ TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
 # Three kernels from the same tree and kunitconfig: "test" (KUnit and the
 # selftests, with the debugging options), "kasan" (the same plus KASAN,
-# for a second KUnit run: qemu-configs/kasan.config) and "release" (make
+# less what only the guests use, for a second KUnit run:
+# qemu-configs/kasan.config) and "release" (make
 # demo, make bench: qemu-configs/release.config turns the debugging off).
 # A fourth, "fault", is the test kernel with a deliberate bug from
 # selftests/faults/ (make fault-check: the tests must catch it).

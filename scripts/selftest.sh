@@ -53,12 +53,13 @@ voverride=
 rm -f "$out/kselftest-virtio.tap"
 # Each script's start and end, stamped with the guest's clock as the
 # runner prints them, go to script-times-*.txt: where the time goes
+# (tee -p: the TAP file does not depend on the stamping awk)
 stamp="awk '/^(# selftests: |(not )?ok [0-9]+ selftests: )/ { print systime(), \$0; fflush() }'"
 guests_job "$out" "$TIMEOUT" <<JOB
-cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee "$out/kselftest.tap" |
+cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee -p "$out/kselftest.tap" |
 	$stamp > "$out/script-times-e1000.txt"
 [ -z "$vonly" ] || env \$TESTBED_VIRTIO $voverride ./run_kselftest.sh $vonly 2>&1 |
-	tee "$out/kselftest-virtio.tap" | $stamp > "$out/script-times-virtio.txt"
+	tee -p "$out/kselftest-virtio.tap" | $stamp > "$out/script-times-virtio.txt"
 bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-a.txt" 2>&1
 \$REMOTE_ARGS bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-b.txt" 2>&1
 JOB
