@@ -52,14 +52,23 @@ voverride=
 	voverride+=" BATCHING_STRESS_CASES=$BATCHING_VIRTIO_STRESS_CASES"
 rm -f "$out/kselftest-virtio.tap"
 # Each script's start and end, stamped with the guest's clock as the
-# runner prints them, go to script-times-*.txt: where the time goes
-# (tee -p: the TAP file does not depend on the stamping awk)
-stamp="awk '/^(# selftests: |(not )?ok [0-9]+ selftests: )/ { print systime(), \$0; fflush() }'"
+# runner prints them, go to script-times-*.txt: where the time goes. A
+# read loop, not awk: mawk reads a pipe in blocks and would stamp lines
+# when its buffer fills. (tee -p: the TAP file does not depend on it.)
 guests_job "$out" "$TIMEOUT" <<JOB
+stamp() {
+	local l
+	while IFS= read -r l; do
+		case \$l in
+		"# selftests: "* | "ok "*" selftests: "* | "not ok "*" selftests: "*)
+			printf '%(%s)T %s\n' -1 "\$l" ;;
+		esac
+	done
+}
 cd "$out/kselftest" && ./run_kselftest.sh $only 2>&1 | tee -p "$out/kselftest.tap" |
-	$stamp > "$out/script-times-e1000.txt"
+	stamp > "$out/script-times-e1000.txt"
 [ -z "$vonly" ] || env \$TESTBED_VIRTIO $voverride ./run_kselftest.sh $vonly 2>&1 |
-	tee -p "$out/kselftest-virtio.tap" | $stamp > "$out/script-times-virtio.txt"
+	tee -p "$out/kselftest-virtio.tap" | stamp > "$out/script-times-virtio.txt"
 bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-a.txt" 2>&1
 \$REMOTE_ARGS bash "$REPO/guest/kmemleak-scan.sh" > "$out/kmemleak-b.txt" 2>&1
 JOB
