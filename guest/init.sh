@@ -48,26 +48,31 @@ a) n=1 peer=2 ;;
 esac
 
 # Rename by MAC: 52:54:00:00:00:0N is the e1000 wire (eth0),
-# 52:54:00:00:01:0N control (eth1), 52:54:00:00:02:0N the virtio wire (eth2).
+# 52:54:00:00:01:0N control (eth1), 52:54:00:00:02:0N the virtio wire (eth2),
+# 52:54:00:00:03:0N the slow virtio wire (eth3, IPv6 only).
 for i in /sys/class/net/*; do
 	case "$(cat "$i/address")" in
 	52:54:00:00:00:*) ip link set "${i##*/}" name wire0 ;;
 	52:54:00:00:01:*) ip link set "${i##*/}" name ctl0 ;;
 	52:54:00:00:02:*) ip link set "${i##*/}" name vwire0 ;;
+	52:54:00:00:03:*) ip link set "${i##*/}" name vslow0 ;;
 	esac
 done
 ip link set wire0 name eth0
 ip link set ctl0 name eth1
 ip link set vwire0 name eth2
+ip link set vslow0 name eth3
 ip link set lo up
 ip addr add "192.0.2.$n/24" dev eth0
 ip -6 addr add "2001:db8::$n/64" dev eth0 nodad
 ip addr add "198.51.100.$n/25" dev eth1
 ip addr add "198.51.100.$((128 + n))/25" dev eth2
 ip -6 addr add "2001:db8:1::$n/64" dev eth2 nodad
+ip -6 addr add "2001:db8:2::$n/64" dev eth3 nodad
 ip link set eth0 up
 ip link set eth1 up
 ip link set eth2 up
+ip link set eth3 up
 
 echo "testbed: guest $name up: $(uname -r), eth0=$(ethtool -i eth0 | sed -n 's/^driver: //p'), eth2=$(ethtool -i eth2 | sed -n 's/^driver: //p')"
 
@@ -94,11 +99,15 @@ else
 	TESTBED_VIRTIO+=" REMOTE_V4=198.51.100.$((128 + peer))"
 	TESTBED_VIRTIO+=" LOCAL_V6=2001:db8:1::$n REMOTE_V6=2001:db8:1::$peer"
 	TESTBED_VIRTIO+=" BATCHING_PEER_NIC_DROPS= BATCHING_TSO=off"
+	# The slow wire (guests.sh) for stress.sh's slow_tx_napi_down
+	TESTBED_VIRTIO+=" BATCHING_SLOW_NETIF=eth3"
+	TESTBED_VIRTIO+=" BATCHING_SLOW_REMOTE_V6=2001:db8:2::$peer"
+	TESTBED_VIRTIO+=" BATCHING_SLOW_PERIOD=$(arg slow_period)"
 	# The e1000 pass has the longer storm: fewer toggles here
 	TESTBED_VIRTIO+=" BATCHING_STRESS_TOGGLES=${BATCHING_VIRTIO_STRESS_TOGGLES:-30}"
 	TESTBED_VIRTIO+=" BATCHING_STRESS_CASES=transfer_check_catches_truncation"
 	TESTBED_VIRTIO+=",toggle_storm,link_flap,mtu_change,qdisc_replace"
-	TESTBED_VIRTIO+=",unbind_rebind,tx_napi_switch"
+	TESTBED_VIRTIO+=",unbind_rebind,tx_napi_switch,slow_tx_napi_down"
 	TESTBED_VIRTIO+=",xdp_tx_share,xdp_echo_order_control"
 	TESTBED_VIRTIO+=",xdp_echo_loss_control"
 	# Wait for the peer's agent (its boot may lag ours).

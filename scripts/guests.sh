@@ -3,11 +3,13 @@
 # a job in the guests (guests_job). Sourced after scripts/lib.sh; what
 # runs inside the guests lives in guest/. Two guests, A and B, boot the
 # project's bzImage with this machine's / as a read-only 9p root and are
-# joined by three point-to-point links, all QEMU socket netdevs on
+# joined by four point-to-point links, all QEMU socket netdevs on
 # 127.0.0.1 (never user-mode networking):
 #   wire:  e1000 <-> e1000, the link under test (192.0.2.0/24, 2001:db8::/64)
 #   vwire: virtio-net <-> virtio-net, the second link under test
 #          (198.51.100.128/25, 2001:db8:1::/64)
+#   vslow: virtio-net <-> virtio-net, a wire whose device on A sends only
+#          once every SLOW_WIRE_PERIOD s (2001:db8:2::/64)
 #   ctl:   virtio-net <-> virtio-net, the harness's control link
 #          (198.51.100.0/25), so that tests may take a wire down.
 # guest/init.sh names and addresses them.
@@ -20,6 +22,10 @@ GUEST_MEM=${GUEST_MEM:-1024}
 GUEST_A_CPUS=${GUEST_A_CPUS:-2}
 GUEST_B_CPUS=${GUEST_B_CPUS:-1}
 KUNIT_CPUS=${KUNIT_CPUS:-2}
+# The slow wire's period in seconds: A's device holds what it was given
+# this long (QEMU's x-txtimer, in ns of its virtual clock, real time
+# under TCG; at most 4 s). The guests learn it from testbed.slow_period.
+SLOW_WIRE_PERIOD=3
 # The control link's virtio-net without a control queue, and without the
 # features Linux refuses without one (virtnet_validate_features())
 CTL_NO_CVQ=ctrl_vq=off,ctrl_rx=off,ctrl_vlan=off,guest_announce=off,ctrl_mac_addr=off
@@ -117,17 +123,22 @@ insn_count_args() {
 # in a make check run they made each guest's trace 50-60 MB, which the
 # drop counts read through 9p.
 # (QEMU keeps the file= of its last -trace option: both name the file.)
+# A third wire, slow: A's virtio-net device there takes what the driver
+# queued only once a second (QEMU's tx=timer mode, notifications off
+# until the timer fires), so sent buffers stay on its ring long enough
+# for a link down to catch them (stress.sh's tx_restart case).
 # Guest b listens on the link ports, guest a connects.
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
 guest_cmdline() {
-	local name=$1 out=$2 accel side n cpus kicks= plugin= args
+	local name=$1 out=$2 accel side n cpus slow kicks= plugin= args
 	shift 2
 	args="$*"
 	accel=$(guest_accel)
 	case "$name" in
-	a) n=1; side=connect; cpus=$GUEST_A_CPUS ;;
-	b) n=2; side=listen; cpus=$GUEST_B_CPUS ;;
+	a) n=1; side=connect; cpus=$GUEST_A_CPUS
+	   slow=,tx=timer,x-txtimer=$((SLOW_WIRE_PERIOD * 1000000000)) ;;
+	b) n=2; side=listen; cpus=$GUEST_B_CPUS; slow= ;;
 	*) die "guest name must be a or b" ;;
 	esac
 	[ "$name" != a ] || [ "${TRACE_VIRTIO_KICKS:-}" != 1 ] ||
@@ -140,13 +151,15 @@ guest_cmdline() {
 	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out $args'" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out testbed.slow_period=$SLOW_WIRE_PERIOD $args'" \
 		-virtfs "$ROOT_9P_VIRTFS" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
 		-device "e1000,netdev=wire,mac=52:54:00:00:00:0$n" \
 		-netdev "socket,id=vwire,$side=127.0.0.1:$VWIRE_PORT" \
 		-device "virtio-net-pci,netdev=vwire,mac=52:54:00:00:02:0$n" \
+		-netdev "socket,id=vslow,$side=127.0.0.1:$VSLOW_PORT" \
+		-device "virtio-net-pci,netdev=vslow,mac=52:54:00:00:03:0$n$slow" \
 		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
 		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n,$CTL_NO_CVQ" \
 		-trace "enable=e1000_receiver_overrun,file=$out/guest-$name.nic-trace" \
@@ -164,6 +177,7 @@ guests_run() {
 	local -a qa qb
 	WIRE_PORT=$(free_port)
 	VWIRE_PORT=$(free_port)
+	VSLOW_PORT=$(free_port)
 	CTL_PORT=$(free_port)
 	# (guest_cmdline runs in a subshell: its errors would not stop this)
 	if [ "${INSN_COUNT:-}" = 1 ]; then
@@ -182,7 +196,7 @@ guests_run() {
 	timeout -k 10 "$limit" qemu-system-x86_64 "${qb[@]}" &
 	GUEST_B=$!
 	if ! wait_listen "$WIRE_PORT" || ! wait_listen "$VWIRE_PORT" ||
-	   ! wait_listen "$CTL_PORT"; then
+	   ! wait_listen "$VSLOW_PORT" || ! wait_listen "$CTL_PORT"; then
 		kill $GUEST_B
 		die "guest b did not start (see $out/guest-b.console)"
 	fi
