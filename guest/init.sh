@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # PID 1 of a test-bed guest (command line built in scripts/guests.sh).
-# Mounts what a read-only 9p root needs, names and addresses the three
+# Mounts what a read-only 9p root needs, names and addresses the four
 # NICs by MAC, then
 #   guest b: serves the control agent until guest a says "poweroff";
 #   guest a: runs $out/job-a.sh (written by the host) with the peer's

@@ -123,10 +123,12 @@ insn_count_args() {
 # in a make check run they made each guest's trace 50-60 MB, which the
 # drop counts read through 9p.
 # (QEMU keeps the file= of its last -trace option: both name the file.)
-# A third wire, slow: A's virtio-net device there takes what the driver
-# queued only once a second (QEMU's tx=timer mode, notifications off
-# until the timer fires), so sent buffers stay on its ring long enough
-# for a link down to catch them (stress.sh's tx_restart case).
+# A third wire, slow: A's virtio-net device there sends what the driver
+# queued only every SLOW_WIRE_PERIOD s (QEMU's tx=timer mode,
+# notifications off until the timer fires), so sent buffers stay on its
+# ring long enough for a link down to catch them (stress.sh's
+# slow_tx_napi_down). It has no control queue either: the wire must stay
+# the only device with one (trace-count.py tells it by that).
 # Guest b listens on the link ports, guest a connects.
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
@@ -159,7 +161,7 @@ guest_cmdline() {
 		-netdev "socket,id=vwire,$side=127.0.0.1:$VWIRE_PORT" \
 		-device "virtio-net-pci,netdev=vwire,mac=52:54:00:00:02:0$n" \
 		-netdev "socket,id=vslow,$side=127.0.0.1:$VSLOW_PORT" \
-		-device "virtio-net-pci,netdev=vslow,mac=52:54:00:00:03:0$n$slow" \
+		-device "virtio-net-pci,netdev=vslow,mac=52:54:00:00:03:0$n,$CTL_NO_CVQ$slow" \
 		-netdev "socket,id=ctl,$side=127.0.0.1:$CTL_PORT" \
 		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:00:01:0$n,$CTL_NO_CVQ" \
 		-trace "enable=e1000_receiver_overrun,file=$out/guest-$name.nic-trace" \
@@ -187,7 +189,7 @@ guests_run() {
 		# to the shared results directory, where the job finds it
 		cp "$INSN_MARK" "$out/insn-mark"
 	fi
-	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, virtio wire 127.0.0.1:$VWIRE_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
+	say "guests: accelerator $(guest_accel), wire 127.0.0.1:$WIRE_PORT, virtio wire 127.0.0.1:$VWIRE_PORT, slow wire 127.0.0.1:$VSLOW_PORT, control 127.0.0.1:$CTL_PORT, logs in $out"
 	eval "qb=($(guest_cmdline b "$out" "$@"))"
 	eval "qa=($(guest_cmdline a "$out" "$@"))"
 	GUEST_B=; GUEST_A=
