@@ -38,6 +38,7 @@ def count_tap(path, tally):
     plan = None
     why = ''
     results = {'passed': 0, 'failed': 0, 'skipped': 0}
+    failed = []
     for line in open(path, errors='replace'):
         line = line.rstrip('\n')
         m = NESTED_PLAN.match(line)
@@ -50,6 +51,8 @@ def count_tap(path, tally):
             key = 'failed' if m.group(1) else \
                 'skipped' if '# SKIP' in m.group(2) else 'passed'
             results[key] += 1
+            if m.group(1):
+                failed.append(m.group(2))
             continue
         m = TOP_PLAN.match(line)
         if m:
@@ -63,6 +66,9 @@ def count_tap(path, tally):
         s = SCRIPT.search(m.group(2))
         script = s.group(1) if s else m.group(2)
         ran = sum(results.values())
+        # Name each failed case: CI keeps only the end of the output
+        for case in failed:
+            print(f'  failed: {script}: {case}')
         if plan is None:
             problem(tally, f'{script}: no plan')
         elif plan != ran:
@@ -90,6 +96,7 @@ def count_tap(path, tally):
         plan = None
         why = ''
         results = {'passed': 0, 'failed': 0, 'skipped': 0}
+        failed = []
     if top_plan is None or top_plan != top_seen:
         problem(tally, f'the runner planned {top_plan} scripts, '
                 f'{top_seen} reported')
