@@ -107,7 +107,9 @@ def leaves(node):
         sum(leaves(sub) for sub in node.get('sub_groups', []))
 
 
-def count(node, tally, top=True):
+def count(node, tally, top=True, where=''):
+    if not top:
+        where += f'{node.get("name")}: '
     if top:
         for suite in node.get('sub_groups', []):
             tally['cases'][suite.get('name')] = leaves(suite)
@@ -118,9 +120,10 @@ def count(node, tally, top=True):
         elif status == 'PASS':
             tally['passed'] += 1
         else:
+            print(f'  failed: KUnit {where}{case.get("name")}')
             tally['failed'] += 1
     for sub in node.get('sub_groups', []):
-        count(sub, tally, False)
+        count(sub, tally, False, where)
 
 
 def new_tally():
