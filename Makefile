@@ -8,6 +8,7 @@
 #   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order and gate tests must fail on a broken kernel
+#   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
 #   make insn-count the instruction counter (insn-count/) must count known work
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
@@ -30,7 +31,7 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 
 S := scripts
 
-.PHONY: help demo bench bench-sweep check fault-check insn-count kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check ipoib-compare insn-count kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -53,6 +54,9 @@ check: tree
 
 fault-check: tree
 	$(S)/fault-check.sh
+
+ipoib-compare: tree
+	$(S)/ipoib-compare.sh
 
 insn-count: kernel
 	$(S)/insn-count.sh check
