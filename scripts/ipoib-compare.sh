@@ -29,10 +29,8 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 log=$RESULTS/ipoib-compare.log
 start=$(date +%s)
 say "KUnit suite ipoib-xmit-more-compare on the series plus ipoib-xmit-more.patch"
-if ! (cd "$wt" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-	--qemu_config="$REPO/qemu-configs/x86_64.py" --build_dir="$build" \
-	--make_options "CC=ccache gcc" --kunitconfig="$REPO/kunitconfig" \
-	--jobs="$JOBS" --qemu_args="-accel $(guest_accel) -smp 2" \
+if ! (TREE=$wt BUILD=$build kunit_py run --jobs="$JOBS" \
+	--qemu_args="-accel $(guest_accel) -smp 2" \
 	--json="$RESULTS/ipoib-compare.json" \
 	'ipoib-xmit-more-compare') > "$log" 2>&1; then
 	tail -n 30 "$log"

@@ -14,27 +14,6 @@ set -euo pipefail
 mkdir -p "$BUILD" "$RESULTS"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 
-# kunit_py CMD ARGS...: kunit.py with the kunitconfig and, for the kasan
-# and release kernels, the lines of their fragment as kunit.py's own
-# --kconfig_add options, which override the kunitconfig's values
-# ("# CONFIG_X is not set" included; kunit.py refuses two --kunitconfig
-# files that disagree).
-kunit_py() {
-	local cmd=$1 line
-	shift
-	set -- --kunitconfig="$REPO/kunitconfig" "$@"
-	if [ -n "$KCONFIG_FRAGMENT" ]; then
-		while read -r line; do
-			set -- --kconfig_add="$line" "$@"
-		done < <(grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' \
-			"$KCONFIG_FRAGMENT")
-	fi
-	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
-		--arch=x86_64 \
-		--qemu_config="$REPO/qemu-configs/x86_64.py" \
-		--build_dir="$BUILD" --make_options "CC=ccache gcc" "$@")
-}
-
 case "${1:-}" in
 build)
 	start=$(date +%s)

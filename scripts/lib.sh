@@ -50,6 +50,28 @@ git_tree() {
 	git -C "$TREE" -c user.name="$PROJECT_NAME" -c user.email="$PROJECT_EMAIL" "$@"
 }
 
+# kunit_py CMD ARGS...: kunit.py in $TREE, building in $BUILD (a caller
+# may set both for one call), with the kunitconfig and, for the kasan and
+# release kernels, the lines of their fragment as kunit.py's own
+# --kconfig_add options, which override the kunitconfig's values
+# ("# CONFIG_X is not set" included; kunit.py refuses two --kunitconfig
+# files that disagree).
+kunit_py() {
+	local cmd=$1 line
+	shift
+	set -- --kunitconfig="$REPO/kunitconfig" "$@"
+	if [ -n "$KCONFIG_FRAGMENT" ]; then
+		while read -r line; do
+			set -- --kconfig_add="$line" "$@"
+		done < <(grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' \
+			"$KCONFIG_FRAGMENT")
+	fi
+	(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$cmd" \
+		--arch=x86_64 \
+		--qemu_config="$REPO/qemu-configs/x86_64.py" \
+		--build_dir="$BUILD" --make_options "CC=ccache gcc" "$@")
+}
+
 say()  { printf '==> %s\n' "$*"; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 
