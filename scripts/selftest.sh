@@ -12,9 +12,10 @@ set -euo pipefail
 TESTS=${TESTS:-}
 # Then the scripts of VIRTIO_TESTS again over the virtio-net wire (eth2;
 # guest/init.sh's TESTBED_VIRTIO): TCP with TSO off (the socket netdev
-# offers no offloads), the order checks with their netem controls, and the
-# faults under load (toggles, link, MTU, qdisc, unbind; no ring resize). None while iterating with TESTS,
-# unless VIRTIO_TESTS is given too.
+# offers no offloads), the order checks (their netem controls run on the
+# e1000 pass only), and the faults under load (toggles, link, MTU, qdisc,
+# unbind; no ring resize). None while iterating with TESTS, unless
+# VIRTIO_TESTS is given too.
 if [ -n "$TESTS" ]; then
 	VIRTIO_TESTS=${VIRTIO_TESTS-}
 else
