@@ -7,7 +7,7 @@
 #   make selftest   net/batching kselftests in two QEMU guests
 #   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
-#   make fault-check the order and gate tests must fail on a broken kernel
+#   make fault-check the order, loss, duplicate and leak checks must fail on a broken e1000
 #   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
 #   make insn-count the instruction counter (insn-count/) must count known work
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)

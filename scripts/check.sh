@@ -45,6 +45,10 @@ say "KUnit done after $(($(date +%s) - start)) s"
 say "insn-count check done after $(($(date +%s) - start)) s"
 "$REPO/scripts/selftest.sh" || rc=1
 say "selftests done after $(($(date +%s) - start)) s"
+# The broken kernel: each fault of e1000's batch drain must fail the
+# check that targets it, and no other
+"$REPO/scripts/fault-check.sh" || rc=1
+say "fault check done after $(($(date +%s) - start)) s"
 # The KASAN kernel builds after the guests, not beside them: at nice 19
 # during a cold run (Dec 5) it still took about half a core for 40 min,
 # slowed the guests by some 390 s (TCP at half its usual rate, 16
@@ -65,5 +69,6 @@ say "KUnit on the KASAN kernel done after $(($(date +%s) - start)) s"
 	"$RESULTS/insn-count.tap" \
 	"$RESULTS/selftest/kselftest.tap" \
 	"$RESULTS/selftest/kselftest-virtio.tap" \
+	"$RESULTS/fault-check.tap" \
 	"$RESULTS/kunit-kasan.json" || rc=1
 exit $rc

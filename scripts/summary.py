@@ -138,6 +138,8 @@ def role(path):
     name = path.rsplit('/', 1)[-1]
     if name.startswith('insn-count'):
         return 'insn-count'
+    if name.startswith('fault-check'):
+        return 'fault'
     return 'virtio' if 'virtio' in name else 'e1000'
 
 
