@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: the whole test run. KUnit first, the instruction counter's
-# check, then the selftests in the two guests, then KUnit again on the
-# KASAN kernel (each stage runs even when an earlier one failed, so one
-# run shows everything), then one closing line counting every test case.
+# check, then the selftests in the two guests, the fault cases on the
+# broken kernel, then KUnit again on the KASAN kernel (each stage runs
+# even when an earlier one failed, so one run shows everything), then
+# one closing line counting every test case.
 set -uo pipefail
 
 # CI must not be weakened from outside: no subset of the tests, no other
