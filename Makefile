@@ -4,7 +4,8 @@
 #   make demo       batching at work in two QEMU guests: table, CSV, chart
 #   make check      the whole test run: KUnit, selftests, KUnit under KASAN
 #   make kunit      KUnit suites under QEMU (KERNEL=kasan: on the KASAN kernel)
-#   make selftest   net/batching kselftests in two QEMU guests
+#   make selftest   net/batching kselftests in two QEMU guests, then in one (peer in a netns)
+#   make lint       shellcheck and pyflakes3 on every script, the selftests' too
 #   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order, loss, duplicate and leak checks must fail on a broken e1000
@@ -31,7 +32,7 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 
 S := scripts
 
-.PHONY: help demo bench bench-sweep check fault-check ipoib-compare insn-count kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check lint ipoib-compare insn-count kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -54,6 +55,9 @@ check: tree
 
 fault-check: tree
 	$(S)/fault-check.sh
+
+lint: tree
+	$(S)/lint.sh
 
 ipoib-compare: tree
 	$(S)/ipoib-compare.sh

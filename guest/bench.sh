@@ -47,7 +47,7 @@ pktgen()
 	d=$TMP/delta
 	R_db_per_pkt=$(ratio "$(val "$d" tx_doorbells)" "$(val "$d" tx_packets)")
 	R_avg_batch=$(ratio "$(val "$d" txq_packets)" "$(val "$d" txq_batches)")
-	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_b_overruns= R_host_db=
+	R_nstat_retrans=0 R_rto=0 R_dsack=0 R_peer_nic_drops= R_host_db=
 	insn_figures "$seq"
 	R_requeues=$(val "$d" qdisc_requeues)
 	LAT_US=
@@ -80,7 +80,7 @@ latency()
 	counters_snapshot "$TMP/after"
 	counters_delta "$TMP/before" "$TMP/after" "$TMP/delta"
 	R_gbit=0 R_db_per_pkt=0 R_avg_batch=0 R_nstat_retrans=0 R_requeues=0
-	R_rto=0 R_dsack=0 R_b_overruns= R_host_db= R_tx_ipp= R_kernel_ipp=
+	R_rto=0 R_dsack=0 R_peer_nic_drops= R_host_db= R_tx_ipp= R_kernel_ipp=
 	log_info "latency batching=$state: round trip $LAT_US us"
 	row latency 1 on "$state" "$rep" "$TIME" 0
 }

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # PID 1 of a test-bed guest (command line built in scripts/guests.sh).
-# Mounts what a read-only 9p root needs, names and addresses the four
-# NICs by MAC, then
+# Mounts what a read-only 9p root needs, names and addresses the NICs by
+# MAC, then
 #   guest b: serves the control agent until guest a says "poweroff";
 #   guest a: runs $out/job-a.sh (written by the host) with the peer's
-#            addresses and the remote-command prefix in its environment.
+#            addresses and the remote-command prefix in its environment;
+#   guest n: the one-guest bed: both ends of the e1000 wire, the peer's
+#            NIC moved into the network namespace "peer", runs
+#            $out/job-a.sh with REMOTE_TYPE=netns.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -42,6 +45,47 @@ mkdir -p "$out" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$out" ||
 	echo "testbed: cannot mount the results share at $out"
 hostname "guest-$name"
+
+# The one-guest bed (scripts/guests.sh's netns_cmdline): upstream's
+# two-host variables with the peer in a network namespace. The peer's
+# NIC keeps a name of its own, which lib.sh must find by its address.
+if [ "$name" = n ]; then
+	for i in /sys/class/net/*; do
+		case "$(cat "$i/address")" in
+		52:54:00:00:00:01) ip link set "${i##*/}" name eth0 ;;
+		52:54:00:00:00:02) ip link set "${i##*/}" name peer0 ;;
+		esac
+	done
+	ip link set lo up
+	ip netns add peer
+	ip link set peer0 netns peer
+	ip -n peer link set lo up
+	ip addr add 192.0.2.1/24 dev eth0
+	ip -6 addr add 2001:db8::1/64 dev eth0 nodad
+	ip -n peer addr add 192.0.2.2/24 dev peer0
+	ip -n peer -6 addr add 2001:db8::2/64 dev peer0 nodad
+	ip link set eth0 up
+	ip -n peer link set peer0 up
+	echo "testbed: guest n up: $(uname -r), eth0=$(ethtool -i eth0 | sed -n 's/^driver: //p'), peer0 in netns peer=$(ip netns exec peer ethtool -i peer0 | sed -n 's/^driver: //p')"
+	export NETIF=eth0 LOCAL_V4=192.0.2.1 LOCAL_V6=2001:db8::1
+	export REMOTE_V4=192.0.2.2 REMOTE_V6=2001:db8::2
+	export REMOTE_TYPE=netns REMOTE_ARGS=peer
+	# One QEMU, one trace: it holds the drops of both NICs. eth0
+	# receives only the peer's ACKs (at most 98 bytes with the FCS:
+	# timestamps and three SACK blocks), so frames of 100 bytes or more
+	# are the peer's. The order runs' exact size filter is unaffected.
+	export BATCHING_PEER_NIC_DROPS="NIC_DROPS_MIN_SIZE=100 bash $REPO/guest/nic-drops.sh $out/guest-n.nic-trace"
+	export TESTBED_OUT=$out
+	if [ -f "$out/job-a.sh" ]; then
+		bash "$out/job-a.sh"
+		echo "testbed: job-a.sh exited with $?"
+	else
+		echo "testbed: no $out/job-a.sh to run"
+	fi
+	sync
+	poweroff -f
+fi
+
 case "$name" in
 a) n=1 peer=2 ;;
 *) n=2 peer=1 ;;
@@ -91,16 +135,17 @@ else
 	export BATCHING_PEER_NIC_DROPS="bash $REPO/guest/nic-drops.sh $out/guest-b.nic-trace"
 	export TESTBED_OUT=$out
 	# The same tests over the virtio wire: the settings that differ.
-	# No NIC-drop trace there (QEMU's virtio-net has no such event);
-	# no TSO (a QEMU socket netdev has no vnet header, so the device
-	# offers no segmentation offload); no TX ring resize (6.1's
+	# No NIC drops there (guest/virtio-nic-drops.sh); no TSO (a QEMU
+	# socket netdev has no vnet header, so the device offers no
+	# segmentation offload); no TX ring resize (6.1's
 	# virtio-net resizes only with VIRTIO_F_RING_RESET).
 	export TESTBED_VIRTIO="NETIF=eth2 LOCAL_V4=198.51.100.$((128 + n))"
 	TESTBED_VIRTIO+=" REMOTE_V4=198.51.100.$((128 + peer))"
 	TESTBED_VIRTIO+=" LOCAL_V6=2001:db8:1::$n REMOTE_V6=2001:db8:1::$peer"
-	TESTBED_VIRTIO+=" BATCHING_PEER_NIC_DROPS= BATCHING_TSO=off"
+	TESTBED_VIRTIO+=" BATCHING_PEER_NIC_DROPS=$REPO/guest/virtio-nic-drops.sh"
+	TESTBED_VIRTIO+=" BATCHING_TSO=off"
 	# reorder.sh's netem controls prove B's counts and the verdicts,
-	# not the link: the e1000 pass runs them (105 s saved here)
+	# not the link: the one-guest pass runs them (105 s saved here)
 	TESTBED_VIRTIO+=" BATCHING_REORDER_CONTROLS=0"
 	# The slow wire (guests.sh) for stress.sh's slow_tx_napi_down
 	TESTBED_VIRTIO+=" BATCHING_SLOW_NETIF=eth3"

@@ -24,7 +24,10 @@ run() {
 }
 
 # No IPv6 on the NIC: no router solicitation or MLD report mid-run
-dev=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+for dev in /sys/class/net/*; do
+	dev=${dev##*/}
+	[ "$dev" = lo ] || break
+done
 sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
 ip addr add 192.0.2.1/24 dev "$dev"
 ip link set "$dev" up

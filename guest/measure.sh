@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # The measurement library of guest A, sourced by guest/demo.sh and
 # guest/bench.sh: the selftests' own library (traffic_run, counters, the
 # peer) plus one CSV row per run in the bench's format, which
@@ -121,7 +122,7 @@ host_doorbells()
 row()
 {
 	local kind=$KIND_PREFIX$1 flows=$2 tso=$3 state=$4 rep=$5 secs=$6 cpu=$7
-	local pkts drops=${R_b_overruns-}
+	local pkts drops=${R_peer_nic_drops-}
 
 	pkts=$(val "$TMP/delta" tx_packets)
 	# Stock e1000 counts no doorbells (the xmit-more bench patch does;

@@ -3,7 +3,10 @@
 # nic-drops.sh TRACE [SIZE]: the running count of frames a guest's e1000
 # dropped for want of RX buffers (QEMU's e1000_receiver_overrun event, in
 # that guest's trace file, scripts/guests.sh); with SIZE, only frames of
-# SIZE bytes as QEMU counts them (with the 4-byte FCS). Counted where the
+# SIZE bytes as QEMU counts them (with the 4-byte FCS); without SIZE and
+# with NIC_DROPS_MIN_SIZE=N in the environment, only frames of N bytes or
+# more (the one-guest bed, where one QEMU's trace holds both NICs' drops:
+# guest/init.sh). Counted where the
 # drop happens, not from the guest's MPC counter (a running sum that
 # e1000_update_stats() adds up again).
 #
@@ -19,10 +22,13 @@ set -o pipefail
 export LC_ALL=C	# lengths in bytes
 trace=$1
 size=${2:-}
-[ -n "$trace" ] && [[ $size =~ ^[0-9]*$ ]] ||
-	{ echo "usage: nic-drops.sh TRACE [SIZE]" >&2; exit 1; }
+min=
+[ -n "$size" ] || min=${NIC_DROPS_MIN_SIZE:-}
+[ -n "$trace" ] && [[ $size =~ ^[0-9]*$ ]] && [[ $min =~ ^[0-9]*$ ]] ||
+	{ echo "usage: [NIC_DROPS_MIN_SIZE=N] nic-drops.sh TRACE [SIZE]" >&2
+	  exit 1; }
 [ -r "$trace" ] || { echo "nic-drops: cannot read $trace" >&2; exit 1; }
-state=/tmp/nic-drops.${trace//\//_}${size:+.$size}
+state=/tmp/nic-drops.${trace//\//_}${size:+.$size}${min:+.min$min}
 off=0
 count=0
 if [ -f "$state" ]; then
@@ -31,12 +37,18 @@ if [ -f "$state" ]; then
 		{ echo "nic-drops: bad state in $state" >&2; exit 1; }
 fi
 { tail -c +$((off + 1)) "$trace" || echo "@@tail failed"; printf '\n@@end\n'; } |
-	awk -v off="$off" -v count="$count" -v size="$size" -v state="$state" '
-	function take(line) {
+	awk -v off="$off" -v count="$count" -v size="$size" -v min="$min" \
+		-v state="$state" '
+	function take(line,	f) {
 		off += length(line) + 1
-		if (line ~ /e1000_receiver_overrun/ &&
-		    (size == "" || line ~ (" of " size " bytes")))
-			count++
+		if (line !~ /e1000_receiver_overrun/)
+			return
+		if (size != "" && line !~ (" of " size " bytes"))
+			return
+		if (min != "" && !(match(line, / of [0-9]+ bytes/) &&
+		    substr(line, RSTART + 4, RLENGTH - 10) + 0 >= min + 0))
+			return
+		count++
 	}
 	$0 == "@@tail failed" { exit 1 }
 	$0 == "@@end" {

@@ -10,7 +10,7 @@ set -uo pipefail
 # CI must not be weakened from outside: no subset of the tests, no other
 # kernel, fewer vCPUs or selftest figures from the caller's environment.
 # (Empty counts as unset: the Makefile exports what it may be given.)
-for v in TESTS VIRTIO_TESTS SELFTEST_TIMEOUT KERNEL GUEST_A_CPUS \
+for v in TESTS VIRTIO_TESTS NETNS_TESTS SELFTEST_TIMEOUT KERNEL GUEST_A_CPUS \
 	 GUEST_B_CPUS KUNIT_CPUS ${!BATCHING_@}; do
 	if [ -n "${!v:-}" ]; then
 		echo "error: make check runs every test as pinned: unset $v" \
@@ -34,6 +34,8 @@ rc=0
 # The closing verdict must be able to fail: unexpected skips, short plans,
 # a pinned case missing, a console with a splat or none at all.
 "$REPO/scripts/summary.py" --self-test || rc=1
+# Lint: shellcheck and pyflakes3 on every script, the selftests' too
+"$REPO/scripts/lint.sh" || rc=1
 console_splats_self_test || rc=1
 "$REPO/scripts/kernel.sh" kunit || rc=1
 # The kmemleak scan after the suites must report leaked packets
@@ -70,6 +72,7 @@ say "KUnit on the KASAN kernel done after $(($(date +%s) - start)) s"
 	"$RESULTS/insn-count.tap" \
 	"$RESULTS/selftest/kselftest.tap" \
 	"$RESULTS/selftest/kselftest-virtio.tap" \
+	"$RESULTS/selftest/kselftest-netns.tap" \
 	"$RESULTS/fault-check.tap" \
 	"$RESULTS/kunit-kasan.json" || rc=1
 exit $rc

@@ -8,8 +8,8 @@ set -euo pipefail
 PKGS=(
 	# the kernel tree and its build
 	linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev
-	# checkpatch.pl and its spdxcheck.py
-	codespell python3-ply python3-git
+	# checkpatch.pl and its spdxcheck.py; make lint
+	codespell python3-ply python3-git shellcheck pyflakes3
 	kmod cpio rsync xz-utils git ccache python3
 	# the demo's chart
 	python3-matplotlib

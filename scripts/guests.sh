@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # QEMU command lines of the test bed, in one place, and the one way to run
 # a job in the guests (guests_job). Sourced after scripts/lib.sh; what
 # runs inside the guests lives in guest/. Two guests, A and B, boot the
@@ -169,6 +170,53 @@ guest_cmdline() {
 		-serial "file:$out/guest-$name.console"
 }
 
+# netns_cmdline OUTDIR [KEY=VALUE...]: QEMU arguments of the one-guest
+# bed, guest n, the shape upstream's netdev CI gives its drivers/net
+# tests: both ends of an e1000 wire in one guest, the first NIC's socket
+# netdev listening on 127.0.0.1 and the second's connected to it (QEMU
+# accepts its own connection); guest/init.sh moves the second NIC into a
+# network namespace, the tests' peer (REMOTE_TYPE=netns). The one trace
+# file holds both NICs' receiver drops. As many vCPUs as guest A: sender
+# and receiver share them.
+netns_cmdline() {
+	local out=$1
+	shift
+	[ "${INSN_COUNT:-}" != 1 ] || die "INSN_COUNT=1 needs the two-guest bed"
+	echo -accel "$(guest_accel)" -smp "$GUEST_A_CPUS" -m "$GUEST_MEM" \
+		-nodefaults -nographic -no-reboot -display none \
+		-kernel "$BZIMAGE" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=n testbed.out=$out $*'" \
+		-virtfs "$ROOT_9P_VIRTFS" \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+		-netdev "socket,id=wire,listen=127.0.0.1:$WIRE_PORT" \
+		-device "e1000,netdev=wire,mac=52:54:00:00:00:01" \
+		-netdev "socket,id=peer,connect=127.0.0.1:$WIRE_PORT" \
+		-device "e1000,netdev=peer,mac=52:54:00:00:00:02" \
+		-trace "enable=e1000_receiver_overrun,file=$out/guest-n.nic-trace" \
+		-serial "file:$out/guest-n.console"
+}
+
+# netns_run OUTDIR TIMEOUT [KEY=VALUE...]: boot guest n and wait for it
+# to power off; kills it on timeout or interrupt. Returns non-zero when it
+# did not power off by itself in time.
+netns_run() {
+	local out=$1 limit=$2 rc=0
+	shift 2
+	local -a qn
+	WIRE_PORT=$(free_port)
+	say "one guest, peer in a netns: accelerator $(guest_accel), wire looped through 127.0.0.1:$WIRE_PORT, logs in $out"
+	eval "qn=($(netns_cmdline "$out" "$@"))"
+	GUEST_N=
+	trap 'kill $GUEST_N 2>/dev/null
+		[ -z "$GUEST_N" ] || wait $GUEST_N; exit 130' INT TERM
+	timeout -k 10 "$limit" qemu-system-x86_64 "${qn[@]}" &
+	GUEST_N=$!
+	wait $GUEST_N || rc=$?
+	trap - INT TERM
+	[ $rc -eq 124 ] && echo "guest n timed out after $limit s" >&2
+	return $rc
+}
+
 # guests_run OUTDIR TIMEOUT [KEY=VALUE...]: boot B, then A, wait for A to
 # power off, give B 30 s to follow (A tells it to), then stop it. Kills both
 # on timeout or interrupt. Returns non-zero when A did not power off by
@@ -216,14 +264,21 @@ guests_run() {
 	return $rc
 }
 
-# guests_job OUT TIMEOUT: run guest A's job, a bash script read from
-# stdin, in the two guests. Installs the net/batching kselftests (whose
-# library the guest-side scripts source) into OUT/kselftest, passes the
-# host's BATCHING_* settings on, and boots the guests with OUT shared
-# read-write; the job finds OUT in $TESTBED_OUT. Dies when the guests do
-# not finish by themselves within TIMEOUT seconds.
+# guests_job OUT TIMEOUT [SHAPE]: run guest A's job, a bash script read
+# from stdin, in the two guests (SHAPE "two", the default) or in the
+# one-guest bed (SHAPE "netns": guest n runs it). Installs the
+# net/batching kselftests (whose library the guest-side scripts source)
+# into OUT/kselftest, passes the host's BATCHING_* settings on, and boots
+# the guests with OUT shared read-write; the job finds OUT in
+# $TESTBED_OUT. Dies when the guests do not finish by themselves within
+# TIMEOUT seconds.
 guests_job() {
-	local out=$1 limit=$2 v start
+	local out=$1 limit=$2 shape=${3:-two} v start run=guests_run
+	case "$shape" in
+	two) ;;
+	netns) run=netns_run ;;
+	*) die "guests_job: shape $shape: two or netns" ;;
+	esac
 	mkdir -p "$out"
 	make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
 		INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
@@ -236,7 +291,7 @@ guests_job() {
 		printf 'export INSN_MARK=%q\n' "$out/insn-mark" >> "$out/job-a.sh"
 	cat >> "$out/job-a.sh"
 	start=$(date +%s)
-	guests_run "$out" "$limit" ||
+	"$run" "$out" "$limit" ||
 		die "guests did not finish (consoles in $out)"
 	say "guests ran for $(($(date +%s) - start)) s"
 }

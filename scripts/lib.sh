@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared settings and helpers for the host-side scripts. Sourced, not run.
 # Every path and default lives here once; the Makefile passes overrides in
 # the environment (CACHE_DIR, TREE, BUILD, RESULTS, ACCEL, JOBS, KERNEL).

@@ -21,5 +21,9 @@ text = text.replace('*** SUBJECT HERE ***', subject.strip())
 text = text.replace('*** BLURB HERE ***', body.strip())
 open(path, 'w').write(text)
 PY
-say "series of $(ls "$out" | grep -vc 0000-) patches in $out"
+n=0
+for f in "$out"/*.patch; do
+	[[ ${f##*/} == 0000-* ]] || n=$((n + 1))
+done
+say "series of $n patches in $out"
 say "check it with: git am on a pristine tree, or 'make checkpatch'"
