@@ -8,6 +8,8 @@
 # with the kselftests installed in $OUT/kselftest) and TIME (seconds per
 # run); writes $CSV, by default $OUT/bench.csv.
 source "$OUT/kselftest/net/batching/lib.sh"
+# the peer as the tests find it: its interface, found by its address
+require_peer
 BATCHING_STATE_SET=state_set
 TMP=$(mktemp -d)
 CSV=${CSV:-$OUT/bench.csv}

@@ -203,6 +203,8 @@ netns_run() {
 	local out=$1 limit=$2 rc=0
 	shift 2
 	local -a qn
+	# (netns_cmdline runs in a subshell: its errors would not stop this)
+	[ "${INSN_COUNT:-}" != 1 ] || die "INSN_COUNT=1 needs the two-guest bed"
 	WIRE_PORT=$(free_port)
 	say "one guest, peer in a netns: accelerator $(guest_accel), wire looped through 127.0.0.1:$WIRE_PORT, logs in $out"
 	eval "qn=($(netns_cmdline "$out" "$@"))"

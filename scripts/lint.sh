@@ -3,7 +3,9 @@
 # make lint, and make check's first stage: shellcheck on the shell scripts
 # of scripts/, guest/, .ci/ and the net/batching selftests (from the
 # tree, where the series put them), pyflakes on the Python ones.
-# Warnings and errors fail; three checks are off, each for a reason:
+# Warnings and errors fail (not the info and style levels: unquoted
+# expansions, SC2086, are not flagged); three checks are off, each for a
+# reason:
 #   SC1007  "x= y=": the scripts declare empty locals so on purpose;
 #   SC2034  variables set for the script that sources the file (lib.sh's
 #           settings, the R_* figures a test reads);
@@ -19,6 +21,8 @@ command -v shellcheck >/dev/null && command -v pyflakes3 >/dev/null ||
 	die "shellcheck and pyflakes3 are needed: make deps"
 
 # Each checker must still find a planted problem with these options
+say "lint: $(shellcheck --version | sed -n 's/^version: /shellcheck /p')," \
+	"$(pyflakes3 --version 2>&1 | head -n 1 | sed 's/^/pyflakes /')"
 rc=0
 if printf '#!/bin/bash\nx=$(ls | grep a)\n' |
 	shellcheck -S warning -e SC1007,SC2034,SC2154 - >/dev/null; then
