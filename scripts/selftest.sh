@@ -78,9 +78,11 @@ for t in $NETNS_TESTS; do
 	esac
 done
 if [ -z "$TESTS" ] && [ -n "$eskip" ]; then
-	for t in $(make -s -C "$TREE/tools/testing/selftests/net/batching" \
+	for t in $(make -s --no-print-directory \
+			-C "$TREE/tools/testing/selftests/net/batching" \
 			-f Makefile -f <(printf 'progs:\n\t@echo $(TEST_PROGS)\n') \
 			progs); do
+		[[ $t == *.sh ]] || die "TEST_PROGS: '$t' is no script"
 		[[ " $eskip " == *" $t "* ]] || only+=" -t net/batching:$t"
 	done
 	[ -n "$only" ] || die "no TEST_PROGS in the net/batching Makefile"
@@ -115,7 +117,7 @@ if [ -n "$nonly" ]; then
 	# 268 s). Guest n writes only under its own share, $out/netns. A
 	# guest that does not finish fails the run, after the verdicts on
 	# the two-guest passes below (a subshell: guests_job dies).
-	(guests_job "$out/netns" 900 netns) <<JOB || rc=1
+	(guests_job "$out/netns" 900 netns) <<JOB || { r=$?; [ $r -ne 130 ] || exit 130; rc=1; }
 $stamp_fn
 cd "$out/netns/kselftest" && ./run_kselftest.sh $nonly 2>&1 |
 	tee -p "$out/netns/kselftest-netns.tap" |
