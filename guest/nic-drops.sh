@@ -39,7 +39,7 @@ fi
 { tail -c +$((off + 1)) "$trace" || echo "@@tail failed"; printf '\n@@end\n'; } |
 	awk -v off="$off" -v count="$count" -v size="$size" -v min="$min" \
 		-v state="$state" '
-	function take(line,	f) {
+	function take(line) {
 		off += length(line) + 1
 		if (line !~ /e1000_receiver_overrun/)
 			return

@@ -181,7 +181,6 @@ guest_cmdline() {
 netns_cmdline() {
 	local out=$1
 	shift
-	[ "${INSN_COUNT:-}" != 1 ] || die "INSN_COUNT=1 needs the two-guest bed"
 	echo -accel "$(guest_accel)" -smp "$GUEST_A_CPUS" -m "$GUEST_MEM" \
 		-nodefaults -nographic -no-reboot -display none \
 		-kernel "$BZIMAGE" \
