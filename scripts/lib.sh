@@ -38,6 +38,13 @@ KUNIT_RESULTS=kunit
 [ "$KERNEL" = test ] || KUNIT_RESULTS=kunit-$KERNEL
 RESULTS=${RESULTS:-$REPO/results}
 JOBS=${JOBS:-$(nproc)}
+# ccache's depend mode takes the dependencies from gcc's -MMD output
+# instead of running the preprocessor once more for each object it
+# does not have: a miss costs some 1% over plain gcc instead of some
+# 20% (Dec 7: net/core/dev.o 3.63 s against 4.36 s, 3.56 s without
+# ccache), and a cold make check builds three kernels.
+# Every kernel build (kunit.py's and bench.sh's make) goes through ccache.
+export CCACHE_DEPEND=1
 BZIMAGE=$BUILD/arch/x86/boot/bzImage
 
 # The three homes of the series, in no particular order: patches are
