@@ -147,22 +147,25 @@ else
 	TESTBED_VIRTIO+=" BATCHING_PEER_NIC_DROPS=$REPO/guest/virtio-nic-drops.sh"
 	TESTBED_VIRTIO+=" BATCHING_TSO=off"
 	# reorder.sh's netem controls prove B's counts and the verdicts,
-	# not the link: the one-guest pass runs them (105 s saved here;
-	# with NETNS_TESTS empty, make selftest runs them nowhere, which
-	# make check does not allow)
+	# not the link: the one-guest pass runs them, or without it the
+	# e1000 pass (scripts/selftest.sh; 105 s saved here)
 	TESTBED_VIRTIO+=" BATCHING_REORDER_CONTROLS=0"
 	# The slow wire (guests.sh) for stress.sh's slow_tx_napi_down
 	TESTBED_VIRTIO+=" BATCHING_SLOW_NETIF=eth3"
 	TESTBED_VIRTIO+=" BATCHING_SLOW_REMOTE_V6=2001:db8:2::$peer"
 	TESTBED_VIRTIO+=" BATCHING_SLOW_PERIOD=$(arg slow_period)"
-	# The e1000 pass has the longer storm (50 toggles, the core's paths):
-	# 15 here for virtio-net's drain and BQL switch (30 took 49 s of
-	# toggling under load on Dec 7)
+	# The e1000 pass has the longer storm (50 toggles in make check, 100
+	# in make selftest), through the core's paths: 15 here, through
+	# virtio-net's drain and its BQL switch in virtnet_set_features()
+	# (30 took 49 s of toggling under load on Dec 7)
 	TESTBED_VIRTIO+=" BATCHING_STRESS_TOGGLES=${BATCHING_VIRTIO_STRESS_TOGGLES:-15}"
 	# The faults whose path is virtio-net's own: its batching toggle and
-	# drain, its remove, tx NAPI, XDP_TX. The link flap, MTU change and
-	# qdisc swap take the core's paths, which the e1000 pass runs (121 s
-	# saved here, Dec 7).
+	# drain, its remove, tx NAPI, XDP_TX. The MTU change (6.1's
+	# virtio-net has no ndo_change_mtu) and the qdisc swap take the
+	# core's paths, which the e1000 pass runs; virtnet_close() and
+	# virtnet_open() (patches 0005, 0013), which a link flap runs, are
+	# run six times under load by tx_napi_switch, which takes the link
+	# down and up around each switch (121 s saved here, Dec 7).
 	TESTBED_VIRTIO+=" BATCHING_STRESS_CASES=transfer_check_catches_truncation"
 	TESTBED_VIRTIO+=",toggle_storm"
 	TESTBED_VIRTIO+=",unbind_rebind,tx_napi_switch,slow_tx_napi_down"

@@ -31,10 +31,25 @@ mkdir -p "$out"
 # the copy they must name the copy, or objtool builds again and every
 # object after it.
 test_build=${test_build:-$CACHE_DIR/build}
+mkdir -p "$BUILD"
+# kbuild records them with symbolic links resolved
+if [ -f "$test_build/.config" ]; then
+	test_build=$(realpath -e "$test_build")
+	BUILD=$(realpath -e "$BUILD")
+fi
+[ ! "$BUILD" -ef "$test_build" ] ||
+	die "the fault kernel's build directory is the test kernel's ($BUILD)"
 if [ -z "${BUILD_FAULT:-}" ] && [ -f "$test_build/.config" ]; then
 	rsync -a --delete "$test_build/" "$BUILD/"
-	find "$BUILD/tools" \( -name '.*.cmd' -o -name '.*.d' \) \
-		-exec sed -i "s|$test_build/|$BUILD/|g" {} +
+	# a literal replacement, whatever the paths hold
+	deps() {
+		find "$BUILD/tools" \( -name '.*.cmd' -o -name '.*.d' \) \
+			-exec "$@" {} +
+	}
+	deps env FROM="$test_build/" TO="$BUILD/" \
+		perl -pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/g'
+	[ -z "$(deps grep -lF "$test_build/")" ] ||
+		die "objtool's commands in $BUILD/tools still name $test_build"
 fi
 # The fault is in the shared tree only while its kernel builds, and the
 # file gets its old mtime back: the test kernel need not link again.

@@ -15,9 +15,9 @@ TESTS=${TESTS:-}
 # controls run in the one-guest pass only) and the faults under load
 # whose path is virtio-net's own (toggles, unbind, tx NAPI, XDP_TX).
 # tcp.sh is left to the e1000 pass: its verdicts (every flow moves data,
-# batches form when on and none when off, no transmit timeout) are
-# traffic_run's, which reorder.sh's runs pass through too (28 s saved,
-# Dec 7). None
+# batches of more than one packet on average form when on and none when
+# off, no transmit timeout) are traffic_run's, which reorder.sh's runs
+# pass through too (28 s saved, Dec 7). None
 # while iterating with TESTS, unless VIRTIO_TESTS is given too.
 if [ -n "$TESTS" ]; then
 	VIRTIO_TESTS=${VIRTIO_TESTS-}
