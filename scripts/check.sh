@@ -47,22 +47,33 @@ rc=0
 # within their scheduler autogroup (setsid would make a new autogroup,
 # whose share nice does not lower).
 mkdir -p "$RESULTS"
-set -m
-nice -n 19 env KERNEL=kasan "$REPO/scripts/kernel.sh" build \
-	< /dev/null > "$RESULTS/kasan-build.log" 2>&1 &
-kasan_build=$!
-set +m
+# KUnit's results of an earlier run would pass for this one's
+rm -f "$RESULTS/kunit.json" "$RESULTS/kunit-kasan.json"
 # Ctrl-C, a kill or a failure of this script stops that build with it,
-# and waits for it: a new run must not find it still writing
+# and waits until its whole process group is gone: a new run must not
+# find it still writing. (A signal to this script alone takes effect
+# once the stage in the foreground ends.)
+kasan_build=
 stop_kasan_build() {
+	local i
+
 	[ -n "$kasan_build" ] || return 0
 	kill -- "-$kasan_build" 2>/dev/null
-	wait "$kasan_build" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 -- "-$kasan_build" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	kill -KILL -- "-$kasan_build" 2>/dev/null
 }
 trap stop_kasan_build EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+set -m
+nice -n 19 env KERNEL=kasan "$REPO/scripts/kernel.sh" build \
+	< /dev/null > "$RESULTS/kasan-build.log" 2>&1 &
+kasan_build=$!
+set +m
 # The closing verdict must be able to fail: unexpected skips, short plans,
 # a pinned case missing, a console with a splat or none at all.
 "$REPO/scripts/summary.py" --self-test || rc=1

@@ -37,19 +37,25 @@ if [ -f "$test_build/.config" ]; then
 	test_build=$(realpath -e "$test_build")
 	BUILD=$(realpath -e "$BUILD")
 fi
-[ ! "$BUILD" -ef "$test_build" ] ||
-	die "the fault kernel's build directory is the test kernel's ($BUILD)"
+case "$BUILD/" in "$test_build/"*)
+	die "the fault kernel's build directory is in the test kernel's ($BUILD)"
+esac
+case "$test_build/" in "$BUILD/"*)
+	die "the test kernel's build directory is in the fault kernel's ($BUILD)"
+esac
 if [ -z "${BUILD_FAULT:-}" ] && [ -f "$test_build/.config" ]; then
 	rsync -a --delete "$test_build/" "$BUILD/"
 	# a literal replacement, whatever the paths hold
-	deps() {
-		find "$BUILD/tools" \( -name '.*.cmd' -o -name '.*.d' \) \
-			-exec "$@" {} +
-	}
-	deps env FROM="$test_build/" TO="$BUILD/" \
-		perl -pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/g'
-	[ -z "$(deps grep -lF "$test_build/")" ] ||
-		die "objtool's commands in $BUILD/tools still name $test_build"
+	[ -d "$BUILD/tools" ] || die "no tools/ in $test_build"
+	find "$BUILD/tools" \( -name '.*.cmd' -o -name '.*.d' \) -exec \
+		env FROM="$test_build/" TO="$BUILD/" \
+		perl -pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/g' {} + ||
+		die "cannot rewrite objtool's commands in $BUILD/tools"
+	st=0
+	grep -rqF --include='.*.cmd' --include='.*.d' "$test_build/" \
+		"$BUILD/tools" || st=$?
+	[ $st -eq 1 ] ||
+		die "objtool's commands in $BUILD/tools still name $test_build (grep: $st)"
 fi
 # The fault is in the shared tree only while its kernel builds, and the
 # file gets its old mtime back: the test kernel need not link again.

@@ -81,15 +81,23 @@ for t in $NETNS_TESTS; do
 	reorder.sh | gate.sh) eskip+=" $t" ;;
 	esac
 done
+[ -z "$TESTS" ] || [ -z "$SELFTEST_LEAVE_OUT" ] ||
+	die "TESTS and SELFTEST_LEAVE_OUT: give one of them"
 if [ -z "$TESTS" ] && [ -n "$eskip" ]; then
-	for t in $(make -s --no-print-directory \
-			-C "$TREE/tools/testing/selftests/net/batching" \
-			-f Makefile -f <(printf 'progs:\n\t@echo $(TEST_PROGS)\n') \
-			progs); do
+	progs=$(make -s --no-print-directory \
+		-C "$TREE/tools/testing/selftests/net/batching" \
+		-f Makefile -f <(printf 'progs:\n\t@echo $(TEST_PROGS)\n') \
+		progs)
+	[ -n "$progs" ] || die "no TEST_PROGS in the net/batching Makefile"
+	for t in $SELFTEST_LEAVE_OUT; do
+		[[ " $progs " == *" $t "* ]] ||
+			die "SELFTEST_LEAVE_OUT: no script $t in TEST_PROGS"
+	done
+	for t in $progs; do
 		[[ $t == *.sh ]] || die "TEST_PROGS: '$t' is no script"
 		[[ " $eskip " == *" $t "* ]] || only+=" -t net/batching:$t"
 	done
-	[ -n "$only" ] || die "no TEST_PROGS in the net/batching Makefile"
+	[ -n "$only" ] || die "every script of TEST_PROGS left out"
 fi
 rm -f "$out/kselftest-virtio.tap"
 # Each script's start and end, stamped with the guest's clock as the
