@@ -8,8 +8,9 @@
 #   make lint       shellcheck and pyflakes3 on every script, the selftests' too
 #   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
-#   make fault-check the order, loss, duplicate and leak checks must fail on a broken e1000
+#   make fault-check the order, loss, duplicate, leak and batch-size checks must fail on a broken e1000
 #   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
+#   make stock-reorder the pristine kernel as the witness of stock reordering (RUNS, TIME, STORM, STOCK_JUMP_LABEL)
 #   make insn-count the instruction counter (insn-count/) must count known work
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series
@@ -32,7 +33,7 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 
 S := scripts
 
-.PHONY: help demo bench bench-sweep check fault-check lint ipoib-compare insn-count kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check lint ipoib-compare stock-reorder insn-count kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -61,6 +62,9 @@ lint: tree
 
 ipoib-compare: tree
 	$(S)/ipoib-compare.sh
+
+stock-reorder: kernel
+	$(S)/stock-reorder.sh
 
 insn-count: kernel
 	$(S)/insn-count.sh check

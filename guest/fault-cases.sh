@@ -16,6 +16,9 @@
 #   leak  a reference taken on the first packet of every 16th batch and
 #         never dropped: no check of the run, and kmemleak's scan after
 #         it must report leaked skbs.
+#   one   one packet per drain, the rest left on the list as if the ring
+#         were full (the queue not stopped): the batch-size check, which
+#         wants more packets than drains.
 # KTAP on stdout.
 source "$TESTBED_OUT/kselftest/net/batching/lib.sh"
 
@@ -84,9 +87,10 @@ leak_case()
 	[ "$n" -gt 0 ] || { log_info "FAIL: the leak was not reported"; return 1; }
 }
 
-ktap_plan 4
+ktap_plan 5
 run_test order_check_catches_swapped_pair fault_case 1 seq_order udp_order
 run_test loss_check_catches_dropped_packet fault_case 2 seq_lost
 run_test dup_check_catches_packet_sent_twice fault_case 3 seq_dup udp_order
 run_test kmemleak_catches_leaked_packet leak_case
+run_test batch_size_check_catches_one_packet_drains fault_case 5 batch_size
 ktap_finish

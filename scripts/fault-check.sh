@@ -4,12 +4,13 @@
 # must fail on a broken driver. The test kernel plus
 # selftests/faults/e1000-batch-faults.patch (never part of the series: a
 # batch_fault parameter that makes e1000's batch drain swap, drop,
-# duplicate or leak packets) is built in its own directory, from a copy
-# of the test kernel's. In its guests, guest/fault-cases.sh
-# turns each fault on for one order run and requires the check that
-# targets it to fail, and no other (a leak: kmemleak's scan). The TAP
-# goes to $RESULTS/fault-check.tap, in the kselftest layout
-# scripts/summary.py counts (pinned in scripts/expected-cases.txt).
+# duplicate or leak packets, or send one per call) is built in its own
+# directory, from a copy of the test kernel's. In its guests,
+# guest/fault-cases.sh turns each fault on for one order run and
+# requires the check that targets it to fail, and no other (a leak:
+# kmemleak's scan). The TAP goes to $RESULTS/fault-check.tap, in the
+# kselftest layout scripts/summary.py counts (pinned in
+# scripts/expected-cases.txt).
 set -euo pipefail
 # the test kernel's build directory, before lib.sh makes BUILD the fault's
 test_build=${BUILD:-}
