@@ -33,9 +33,9 @@ JUMP_LABEL=${JUMP_LABEL:-0}
 PG=/proc/net/pktgen
 TRACE_EVENTS=/sys/kernel/tracing/events/net
 
-require_command iperf3 python3 ethtool jq nstat ip
+require_command iperf3 python3 ethtool jq nstat ip tc
 require_peer
-require_peer_command iperf3 python3 tcpdump pkill
+require_peer_command iperf3 python3 tcpdump
 peer_helpers_copy
 [ -w "$PG/kpktgend_0" ] || fail_all "no pktgen thread (CONFIG_NET_PKTGEN)"
 OLD_RING=$(tx_ring)
@@ -198,7 +198,9 @@ storm()
 		[ $((i % 500)) -ne 0 ] || log_info "storm: $i switches"
 	done
 	if ! kill -0 "$load" 2>/dev/null; then
-		log_info "the load ended after $i switches: $(cat "$TMP/storm.json")"
+		log_info "the load ended after $i switches:" \
+			"$(jq -r '.error // empty' "$TMP/storm.json" 2>/dev/null |
+				tail -n 3)"
 		pktgen_stop
 		return 1
 	fi

@@ -11,7 +11,7 @@ set -uo pipefail
 # kernel, fewer vCPUs or selftest figures from the caller's environment.
 # (Empty counts as unset: the Makefile exports what it may be given.)
 for v in TESTS VIRTIO_TESTS NETNS_TESTS SELFTEST_LEAVE_OUT SELFTEST_TIMEOUT \
-	 KERNEL GUEST_A_CPUS \
+	 KERNEL GUEST_A_CPUS TCG_THREAD \
 	 GUEST_B_CPUS KUNIT_CPUS ${!BATCHING_@}; do
 	if [ -n "${!v:-}" ]; then
 		echo "error: make check runs every test as pinned: unset $v" \

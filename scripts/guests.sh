@@ -133,6 +133,9 @@ insn_count_args() {
 # Guest b listens on the link ports, guest a connects.
 # OUTDIR is shared read-write at the same path; everything else is the
 # host's / read-only. Extra KEY=VALUE pairs reach the guest's init.
+# TCG_THREAD=single runs each guest's vCPUs on one host thread instead
+# of one each (make stock-reorder's jump-label control; make check
+# refuses it).
 guest_cmdline() {
 	local name=$1 out=$2 accel side n cpus slow kicks= plugin= args
 	shift 2
@@ -151,6 +154,7 @@ guest_cmdline() {
 		plugin=$(insn_count_args "$(system_map "$BZIMAGE")" "$out")
 		args+=" nokaslr"
 	fi
+	[ "$accel" != tcg ] || accel+=${TCG_THREAD:+,thread=$TCG_THREAD}
 	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \

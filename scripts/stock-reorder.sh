@@ -44,8 +44,12 @@ fi
 git -C "$wt" checkout -q -f --detach pristine
 mkdir -p "$sb"
 {
-	grep -v -e XMIT_BATCH -e CONFIG_JUMP_LABEL "$BUILD/.config"
-	[ "$JL" = 0 ] || echo CONFIG_JUMP_LABEL=y
+	grep -v -e XMIT_BATCH -e 'CONFIG_JUMP_LABEL[= ]' "$BUILD/.config"
+	if [ "$JL" = 1 ]; then
+		echo CONFIG_JUMP_LABEL=y
+	else
+		echo "# CONFIG_JUMP_LABEL is not set"
+	fi
 } > "$sb/.config.new"
 # An unchanged .config keeps its mtime, and the build stays incremental
 if cmp -s "$sb/.config.new" "$sb/.config.base"; then
@@ -69,9 +73,12 @@ mkdir -p "$out"
 # BZIMAGE, its RESULT lines; fails on a kernel problem in a console, on
 # a run without its line, and on a storm the guest did not survive
 stock_job() {
-	local BZIMAGE=$2 rc=0 lines
+	local BZIMAGE=$2 rc=0 lines limit
 
-	guests_job "$out/$1" 3000 <<JOB
+	# boot, then per run TIME s and about 40 s around it; a switch of
+	# the storm took up to 0.5 s (one TCG thread, Dec 7)
+	limit=$((300 + RUNS * $(wc -w <<< "$3") * (TIME + 40) + $4))
+	guests_job "$out/$1" "$limit" <<JOB
 RUNS=$RUNS TIME=$TIME STATES="$3" STORM=$4 JUMP_LABEL=$JL \\
 	bash "$REPO/guest/stock-reorder.sh" > "$out/$1/job.log" 2>&1
 JOB
