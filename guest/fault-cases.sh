@@ -18,7 +18,7 @@
 #         it must report leaked skbs.
 #   one   one packet per drain, the rest left on the list as if the ring
 #         were full (the queue not stopped): the batch-size check, which
-#         wants more packets than drains.
+#         wants two packets a drain on average.
 # KTAP on stdout.
 source "$TESTBED_OUT/kselftest/net/batching/lib.sh"
 
