@@ -10,7 +10,7 @@
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order, loss, duplicate, leak and batch-size checks must fail on a broken e1000
 #   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
-#   make stock-reorder the pristine kernel as the witness of stock reordering (RUNS, TIME, STORM, STOCK_JUMP_LABEL)
+#   make stock-reorder the pristine kernel as the witness of stock reordering (RUNS, TIME, STORM, STOCK_JUMP_LABEL, STOCK_PATCHES, SERIES_BOOT)
 #   make insn-count the instruction counter (insn-count/) must count known work
 #   make kernel     build the test kernel (KERNEL=kasan|release: the others)
 #   make tree       extract the Debian tree (once) and apply the series

@@ -4,7 +4,9 @@
 # (KERNEL=kasan or release adds a fragment from qemu-configs/; see lib.sh).
 #   kernel.sh build   - configure and build (incremental, ccache)
 #   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse;
-#                       the test kernel then scans for leaks
+#                       the test kernel then scans for leaks (with
+#                       KUNIT_NO_BUILD=1 no build: make check, on the
+#                       kernel it has just built)
 #   kernel.sh kmemleak-control - that scan's negative control
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

@@ -11,7 +11,10 @@
 # with CONFIG_JUMP_LABEL=y, as Debian's, and STORM=N then switches two
 # tracepoints N times under the load in the pristine boot (testbed.md:
 # the int3 seen once with the series and jump labels).
-# Results in $RESULTS/stock-reorder/{stock,series}/, RESULT lines in
+# STOCK_PATCHES="0002 ..." applies those patches of the series (by
+# number) on top of pristine first: which stock fix removes stock's
+# reordering. SERIES_BOOT=0 leaves out the test kernel's boot.
+# Results in $RESULTS/stock-reorder/{stock[+NNNN...],series}/, RESULT lines in
 # stock-reorder.txt.
 set -euo pipefail
 # the pristine kernel takes the test kernel's .config
@@ -24,9 +27,22 @@ RUNS=${RUNS:-3}
 TIME=${TIME:-20}
 STORM=${STORM:-0}
 JL=${STOCK_JUMP_LABEL:-0}
+SERIES_BOOT=${SERIES_BOOT:-1}
+STOCK_PATCHES=${STOCK_PATCHES:-}
 [[ $RUNS =~ ^[0-9]+$ && $TIME =~ ^[0-9]+$ && $STORM =~ ^[0-9]+$ &&
-   $JL =~ ^[01]$ ]] ||
-	die "RUNS, TIME and STORM are numbers, STOCK_JUMP_LABEL 0 or 1"
+   $JL =~ ^[01]$ && $SERIES_BOOT =~ ^[01]$ ]] ||
+	die "RUNS, TIME and STORM are numbers, STOCK_JUMP_LABEL and SERIES_BOOT 0 or 1"
+# each of STOCK_PATCHES names one patch of the series, in series order
+stock_patches=()
+for n in $STOCK_PATCHES; do
+	[[ $n =~ ^[0-9]{4}$ ]] ||
+		die "STOCK_PATCHES: '$n' is not a patch number such as 0002"
+	f=$(series_files | grep "/$n-" || true)
+	if [ -z "$f" ] || [ "$(wc -l <<< "$f")" -ne 1 ]; then
+		die "STOCK_PATCHES: no one patch numbered $n in the series"
+	fi
+	stock_patches+=("$f")
+done
 # without jump labels a static key is a counter: nothing is patched
 [ "$STORM" -eq 0 ] || [ "$JL" = 1 ] ||
 	die "STORM needs STOCK_JUMP_LABEL=1"
@@ -42,6 +58,14 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	git_tree worktree add -q -f --detach "$wt" pristine >/dev/null
 fi
 git -C "$wt" checkout -q -f --detach pristine
+if [ ${#stock_patches[@]} -gt 0 ]; then
+	git -C "$wt" -c user.name="xmit-batching project" \
+		-c user.email=xmit-batching@localhost am -q \
+		"${stock_patches[@]}" ||
+		{ git -C "$wt" am --abort; die "STOCK_PATCHES do not apply on pristine"; }
+	say "pristine with $STOCK_PATCHES:" \
+		"$(git -C "$wt" log --format=%s pristine..HEAD | paste -sd ';')"
+fi
 mkdir -p "$sb"
 {
 	grep -v -e XMIT_BATCH -e 'CONFIG_JUMP_LABEL[= ]' "$BUILD/.config"
@@ -100,8 +124,9 @@ JOB
 	return $rc
 }
 rc=0
-stock_job series "$BZIMAGE" "off on" 0 || rc=1
+[ "$SERIES_BOOT" = 0 ] || stock_job series "$BZIMAGE" "off on" 0 || rc=1
 # last: the storm may end its boot
-stock_job stock "$sb/arch/x86/boot/bzImage" stock "$STORM" || rc=1
+stock_job "stock${STOCK_PATCHES:++${STOCK_PATCHES// /+}}" \
+	"$sb/arch/x86/boot/bzImage" stock "$STORM" || rc=1
 say "late packets at B per run: $out/stock-reorder.txt"
 exit $rc
