@@ -32,9 +32,11 @@ STOCK_PATCHES=${STOCK_PATCHES:-}
 [[ $RUNS =~ ^[0-9]+$ && $TIME =~ ^[0-9]+$ && $STORM =~ ^[0-9]+$ &&
    $JL =~ ^[01]$ && $SERIES_BOOT =~ ^[01]$ ]] ||
 	die "RUNS, TIME and STORM are numbers, STOCK_JUMP_LABEL and SERIES_BOOT 0 or 1"
-# each of STOCK_PATCHES names one patch of the series, in series order
+# each of STOCK_PATCHES names one patch of the series, applied in series
+# order; the pristine boot's results are named after them (stock+0002)
 stock_patches=()
-for n in $STOCK_PATCHES; do
+stock_name=stock
+for n in $(printf '%s\n' $STOCK_PATCHES | sort -u); do
 	[[ $n =~ ^[0-9]{4}$ ]] ||
 		die "STOCK_PATCHES: '$n' is not a patch number such as 0002"
 	f=$(series_files | grep "/$n-" || true)
@@ -42,6 +44,7 @@ for n in $STOCK_PATCHES; do
 		die "STOCK_PATCHES: no one patch numbered $n in the series"
 	fi
 	stock_patches+=("$f")
+	stock_name+=+$n
 done
 # without jump labels a static key is a counter: nothing is patched
 [ "$STORM" -eq 0 ] || [ "$JL" = 1 ] ||
@@ -57,13 +60,16 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	git_tree worktree prune
 	git_tree worktree add -q -f --detach "$wt" pristine >/dev/null
 fi
+# (an am an earlier run left midway would refuse the next)
+git -C "$wt" am --abort >/dev/null 2>&1 || true
 git -C "$wt" checkout -q -f --detach pristine
 if [ ${#stock_patches[@]} -gt 0 ]; then
-	git -C "$wt" -c user.name="xmit-batching project" \
-		-c user.email=xmit-batching@localhost am -q \
-		"${stock_patches[@]}" ||
-		{ git -C "$wt" am --abort; die "STOCK_PATCHES do not apply on pristine"; }
-	say "pristine with $STOCK_PATCHES:" \
+	if ! git -C "$wt" -c user.name="$PROJECT_NAME" \
+		-c user.email="$PROJECT_EMAIL" am -q "${stock_patches[@]}"; then
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		die "STOCK_PATCHES do not apply on pristine"
+	fi
+	say "pristine with ${stock_name#stock+}:" \
 		"$(git -C "$wt" log --format=%s pristine..HEAD | paste -sd ';')"
 fi
 mkdir -p "$sb"
@@ -91,8 +97,15 @@ if [ "$JL" = 1 ]; then
 		die "CONFIG_JUMP_LABEL did not survive olddefconfig"
 fi
 
-rm -rf "$out"
+# A boot's results replace only those of the same name: the pristine
+# kernel with and without STOCK_PATCHES, or the series, sit side by side
+# in stock-reorder.txt
 mkdir -p "$out"
+for name in $([ "$SERIES_BOOT" = 0 ] || echo series) "$stock_name"; do
+	rm -rf "${out:?}/$name"
+	[ ! -f "$out/stock-reorder.txt" ] ||
+		sed -i "/^$(sed 's/+/[+]/g' <<< "$name") /d" "$out/stock-reorder.txt"
+done
 # stock_job NAME BZIMAGE STATES STORM: one boot of both guests on
 # BZIMAGE, its RESULT lines; fails on a kernel problem in a console, on
 # a run without its line, and on a storm the guest did not survive
@@ -126,7 +139,6 @@ JOB
 rc=0
 [ "$SERIES_BOOT" = 0 ] || stock_job series "$BZIMAGE" "off on" 0 || rc=1
 # last: the storm may end its boot
-stock_job "stock${STOCK_PATCHES:++${STOCK_PATCHES// /+}}" \
-	"$sb/arch/x86/boot/bzImage" stock "$STORM" || rc=1
+stock_job "$stock_name" "$sb/arch/x86/boot/bzImage" stock "$STORM" || rc=1
 say "late packets at B per run: $out/stock-reorder.txt"
 exit $rc
