@@ -66,8 +66,9 @@ done
 voverride=
 [ -z "${BATCHING_VIRTIO_STRESS_TOGGLES:-}" ] ||
 	voverride+=" BATCHING_STRESS_TOGGLES=$BATCHING_VIRTIO_STRESS_TOGGLES"
+# (one word for env below: stress.sh takes commas as well as spaces)
 [ -z "${BATCHING_VIRTIO_STRESS_CASES:-}" ] ||
-	voverride+=" BATCHING_STRESS_CASES=$BATCHING_VIRTIO_STRESS_CASES"
+	voverride+=" BATCHING_STRESS_CASES=${BATCHING_VIRTIO_STRESS_CASES// /,}"
 nonly=
 # What the one-guest pass runs, the e1000 pass need not repeat, at equal
 # checks over the same e1000 driver: reorder.sh whole (the two-guest bed
