@@ -5,10 +5,12 @@
 #   insn-count.sh build  - fetch qemu-plugin.h from Debian's source package
 #                          of the installed QEMU (once), build both
 #   insn-count.sh check  - boot the test kernel with the plugin and judge
-#                          known workloads between marks (make check)
-#   insn-count.sh control - the check's negative control: with a System.map
+#                          known workloads between marks (make check), and
+#                          in the same boot the check's negative control:
+#                          a copy of the plugin counting by a System.map
 #                          that does not match the kernel (every address
-#                          64 GiB below its text) the function cases fail
+#                          64 GiB below its text) must fail the function
+#                          cases
 # The plugin's API header ships in no binary package: it comes from
 # `apt-get source qemu` at exactly the installed QEMU's source version,
 # fetched with a private apt state in $CACHE_DIR (the machine's apt
@@ -133,27 +135,38 @@ run_field() {
 		for (i = 3; i < NF; i += 2) if ($i == f) print $(i + 1) }' "$1"
 }
 
-# check: one boot of the test kernel under the plugin, guest/insn-count-
-# check.sh as init; the workloads it runs and what each must read
-check() {
-	local out=$RESULTS/insn-count rc=0 u1 u2 s1 s2 t1 t2 c1 c2 x1 x2 e1 e2 v
-	local map=${INSN_CHECK_MAP:-$BUILD/System.map}
+# boot OUT CONTROL: one boot of the test kernel, guest/insn-count-check.sh
+# as init, under the plugin counting by the kernel's System.map into OUT
+# and under a copy of it counting by a map 64 GiB below the kernel's text
+# into CONTROL (the negative control, judged like the check: judge). A
+# copy, because QEMU opens a plugin file once however often it is given,
+# and a plugin's counts live in its file's globals.
+boot() {
+	local out=$1 control=$2
 
-	# a stale TAP file would pass for this run's
-	rm -rf "$out" "$RESULTS/insn-count.tap"
 	# the test kernel's e1000 and 9p root; the others lack or differ
 	[ "$KERNEL" = test ] || die "insn-count check: runs on the test kernel, not $KERNEL"
 	build
 	[ -f "$BZIMAGE" ] || die "no kernel at $BZIMAGE: run 'make kernel'"
-	mkdir -p "$out"
+	mkdir -p "$out" "$control"
+	python3 -c '
+import sys
+for line in open(sys.argv[1]):
+    a, t, n = line.split()[:3]
+    print("%016x %s %s" % ((int(a, 16) - (64 << 30)) % (1 << 64), t, n))
+' "$BUILD/System.map" > "$control/System.map.shifted" ||
+		die "cannot write the shifted map"
+	cp "$PLUGIN" "$control/plugin-copy.so"
 	# TCG whatever the host offers: plugins are TCG's
-	say "insn-count check: the test kernel under the plugin, TCG, 2 vCPUs"
+	say "insn-count check: the test kernel under the plugin and its control's copy, TCG, 2 vCPUs"
 	# The e1000 sits on a hub port with nothing else on the hub: its
 	# frames end inside QEMU, nothing reaches the host's network
 	# shellcheck disable=SC2046
 	timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 1024 \
 		-nodefaults -nographic -no-reboot -display none \
-		$(insn_count_args "$map" "$out") \
+		$(insn_count_args "$BUILD/System.map" "$out") \
+		$(INSN_COUNT_PLUGIN=$control/plugin-copy.so \
+			insn_count_args "$control/System.map.shifted" "$control") \
 		-kernel "$BZIMAGE" \
 		-append "console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/insn-count-check.sh nokaslr kunit.enable=0 panic=-1 insn_count.mark=$MARK insn_count.out=$out" \
 		-virtfs "$ROOT_9P_VIRTFS" \
@@ -164,6 +177,12 @@ check() {
 		{ cat "$out/qemu.log"; die "the guest did not power off (console: $out/console.log)"; }
 	grep -q '^insn-count-check: done' "$out/console.log" ||
 		die "the guest's workloads did not finish (console: $out/console.log)"
+}
+
+# judge DIR: the verdicts on the counts of one plugin in DIR, a TAP case
+# each (in DIR/insn-count.tap); fails when one fails
+judge() {
+	local out=$1 rc=0 u1 u2 s1 s2 t1 t2 c1 c2 x1 x2 e1 e2 v
 	local o=$out/insn-count.txt f=$out/insn-count-fns.txt
 	# Runs 1-2: the loop, 10^6 and 2*10^6 turns of two instructions.
 	# User space counts 2N and the few instructions around the marks
@@ -199,7 +218,7 @@ check() {
 	# One TAP case per verdict, in the kselftest layout scripts/
 	# summary.py counts (pinned in scripts/expected-cases.txt)
 	local tap=() n=0
-	judge() {
+	verdict() {
 		n=$((n + 1))
 		if [ "$2" = ok ]; then
 			tap+=("# ok $n $1")
@@ -211,17 +230,17 @@ check() {
 		fi
 	}
 	in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }' && echo ok; }
-	judge user_loop_counts_2n "$(in_range "$u1" 2000000 2000064)" \
+	verdict user_loop_counts_2n "$(in_range "$u1" 2000000 2000064)" \
 		"loop of 10^6 turns: $u1 user instructions (2,000,000 to 2,000,064)"
-	judge user_loop_scales "$(in_range "$u2" 4000000 4000064)" \
+	verdict user_loop_scales "$(in_range "$u2" 4000000 4000064)" \
 		"loop of 2*10^6 turns: $u2 user instructions (4,000,000 to 4,000,064)"
-	judge syscall_function_counts_k_per_call \
+	verdict syscall_function_counts_k_per_call \
 		"$( [ "$s1" -gt 0 ] && [ $((s1 % 10000)) -eq 0 ] && [ "$s2" -eq $((2 * s1)) ] && echo ok)" \
 		"getppid: __x64_sys_getppid $s1 for 10^4 calls, $s2 for 2*10^4 (k*N, then twice that)"
-	judge driver_xmit_scales_with_packets \
+	verdict driver_xmit_scales_with_packets \
 		"$( [ "$e1" -gt 0 ] && in_range "$(awk -v a="$e1" -v b="$e2" 'BEGIN { print b / a }')" 1.96 2.04)" \
 		"UDP: e1000_xmit_frame $e1 for 2,000 datagrams, $e2 for 4,000 (twice, +-2%)"
-	judge tx_send_path_scales_with_packets \
+	verdict tx_send_path_scales_with_packets \
 		"$( [ "$c1" -gt 0 ] && [ "$c2" -gt 0 ] && [ $((t1 + c1)) -eq "$x1" ] && [ $((t2 + c2)) -eq "$x2" ] && [ "$t1" -ge $((300 * 2000)) ] && in_range "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b / a }')" 1.96 2.04)" \
 		"UDP: transmit path's send side $t1 for 2,000 datagrams (>= 300 each), $t2 for 4,000 (twice, +-2%); completion side $c1 and $c2 (> 0; the sides add up to the plugin's $x1 and $x2)"
 	{
@@ -235,47 +254,47 @@ check() {
 		else
 			echo "not ok 1 selftests: insn-count: check"
 		fi
-	} > "$RESULTS/insn-count.tap"
+	} > "$out/insn-count.tap"
 	return $rc
 }
 
-# control: the check on a map whose every address is 64 GiB below the
-# kernel's text, where no code runs, in its own results directory; it
-# must fail the per-function cases (the user-space loop, which needs no
-# map, still passes) for the reason they check. A map 1 MB off, the
-# control until Dec 6, passed the e1000_xmit_frame case on a build whose
-# layout put a function that runs 21 instructions a datagram there: a
-# wrong map that lands in live code can count something that doubles.
-control() {
-	local dir=$RESULTS/insn-count-control log
+# check: the boot, then the verdicts. The control's map is every address
+# 64 GiB below the kernel's text, where no code runs: its counts must
+# fail the per-function cases (the user-space loop, which needs no map,
+# still passes) for the reason they check. A map 1 MB off, the control
+# until Dec 6, passed the e1000_xmit_frame case on a build whose layout
+# put a function that runs 21 instructions a datagram there: a wrong map
+# that lands in live code can count something that doubles. One boot for
+# both since Dec 7: the control's own boot took some 30 s.
+check() {
+	local out=$RESULTS/insn-count control=$RESULTS/insn-count-control
+	local rc=0 log=$control/check.log
 
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	python3 -c '
-import sys
-for line in open(sys.argv[1]):
-    a, t, n = line.split()[:3]
-    print("%016x %s %s" % ((int(a, 16) - (64 << 30)) % (1 << 64), t, n))
-' "$BUILD/System.map" > "$dir/System.map.shifted" ||
-		die "cannot write the shifted map"
-	log=$dir/check.log
-	if INSN_CHECK_MAP=$dir/System.map.shifted RESULTS=$dir "$0" check > "$log" 2>&1; then
+	# a stale TAP file would pass for this run's
+	rm -rf "$out" "$control" "$RESULTS/insn-count.tap"
+	boot "$out" "$control"
+	judge "$out" || rc=1
+	mv "$out/insn-count.tap" "$RESULTS/insn-count.tap"
+	# (a subshell: a figure that is no number ends judge with die)
+	if (judge "$control") > "$log" 2>&1; then
 		cat "$log"
-		die "insn-count control: the check passed on a map 64 GiB off the kernel's text"
+		say "insn-count control: the check passed on a map 64 GiB off the kernel's text"
+		return 1
 	fi
 	grep -q 'getppid: .*: FAILED$' "$log" &&
 	grep -q 'e1000_xmit_frame .*: FAILED$' "$log" &&
 	grep -q "transmit path's send side .*: FAILED$" "$log" &&
 	grep -q 'loop of 10^6 turns: .*: ok$' "$log" || {
 		cat "$log"
-		die "insn-count control: the check failed, but not (only) where a wrong map must make it fail"
+		say "insn-count control: the check failed, but not (only) where a wrong map must make it fail"
+		return 1
 	}
 	say "insn-count control: a map 64 GiB off the kernel's text fails the three function cases; the user-space loop passes"
+	return $rc
 }
 
 case "${1:-}" in
 build) build ;;
 check) check ;;
-control) control ;;
-*) die "usage: $0 build|check|control" ;;
+*) die "usage: $0 build|check" ;;
 esac
