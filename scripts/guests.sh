@@ -31,9 +31,9 @@ SLOW_WIRE_PERIOD=3
 # features Linux refuses without one (virtnet_validate_features())
 CTL_NO_CVQ=ctrl_vq=off,ctrl_rx=off,ctrl_vlan=off,guest_announce=off,ctrl_mac_addr=off
 
-# guest_accel: "tcg", or "kvm" when ACCEL=kvm or a short boot probe shows
-# that KVM guests get past the decompressor here. The probe's verdict is
-# cached per machine in $CACHE_DIR/accel.
+# guest_accel: "tcg", or "kvm" when ACCEL=kvm or, on a CPU with VMX or
+# SVM, a short boot probe shows that KVM guests get past the decompressor
+# here. The verdict is cached per machine in $CACHE_DIR/accel.
 guest_accel() {
 	local cache=$CACHE_DIR/accel log
 	case "${ACCEL:-auto}" in
@@ -50,8 +50,8 @@ guest_accel() {
 		return
 	fi
 	# No VMX or SVM in the CPU's flags: KVM cannot run a guest, whatever
-	# /dev/kvm says (this machine has one; the probe below took its
-	# full 20 s to find that out in every cold make check)
+	# /dev/kvm says (the probe below would take its full 20 s to find
+	# that out)
 	if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then
 		echo tcg > "$cache"
 		cat "$cache"

@@ -21,6 +21,7 @@ set -euo pipefail
 
 DIR=$INSN_COUNT_DIR
 PLUGIN=$INSN_COUNT_PLUGIN
+PLUGIN_COPY=$DIR/insn-count-copy.so
 MARK=$INSN_MARK
 
 # plugin_header: $DIR/qemu-VERSION/qemu-plugin.h, fetched when missing
@@ -78,6 +79,8 @@ build() {
 	# may not need
 	gcc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \
 		-I"$(dirname "$hdr")" -o "$PLUGIN.new" "$REPO/insn-count/plugin.c"
+	# the check's control loads a second copy (check)
+	cp "$PLUGIN.new" "$PLUGIN_COPY"
 	mv "$PLUGIN.new" "$PLUGIN"
 	# static: the guest runs it from the host's / without a loader's
 	# instructions between the marks of a run
@@ -138,11 +141,12 @@ run_field() {
 # boot OUT CONTROL: one boot of the test kernel, guest/insn-count-check.sh
 # as init, under the plugin counting by the kernel's System.map into OUT
 # and under a copy of it counting by a map 64 GiB below the kernel's text
-# into CONTROL (the negative control, judged like the check: judge). A
-# copy, because QEMU opens a plugin file once however often it is given,
-# and a plugin's counts live in its file's globals.
+# into CONTROL (the negative control, judged as the check is). A copy:
+# QEMU opens a plugin file once however often it is given (GLib's
+# g_module_open), and a plugin's counts live in its file's globals; given
+# the same file twice, only the second one's results were written (Dec 7).
 boot() {
-	local out=$1 control=$2
+	local out=$1 control=$2 args control_args
 
 	# the test kernel's e1000 and 9p root; the others lack or differ
 	[ "$KERNEL" = test ] || die "insn-count check: runs on the test kernel, not $KERNEL"
@@ -156,17 +160,17 @@ for line in open(sys.argv[1]):
     print("%016x %s %s" % ((int(a, 16) - (64 << 30)) % (1 << 64), t, n))
 ' "$BUILD/System.map" > "$control/System.map.shifted" ||
 		die "cannot write the shifted map"
-	cp "$PLUGIN" "$control/plugin-copy.so"
+	args=$(insn_count_args "$BUILD/System.map" "$out") || exit 1
+	control_args=$(INSN_COUNT_PLUGIN=$PLUGIN_COPY insn_count_args \
+		"$control/System.map.shifted" "$control") || exit 1
 	# TCG whatever the host offers: plugins are TCG's
 	say "insn-count check: the test kernel under the plugin and its control's copy, TCG, 2 vCPUs"
 	# The e1000 sits on a hub port with nothing else on the hub: its
 	# frames end inside QEMU, nothing reaches the host's network
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2086
 	timeout -k 10 600 qemu-system-x86_64 -accel tcg -smp 2 -m 1024 \
 		-nodefaults -nographic -no-reboot -display none \
-		$(insn_count_args "$BUILD/System.map" "$out") \
-		$(INSN_COUNT_PLUGIN=$control/plugin-copy.so \
-			insn_count_args "$control/System.map.shifted" "$control") \
+		$args $control_args \
 		-kernel "$BZIMAGE" \
 		-append "console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/insn-count-check.sh nokaslr kunit.enable=0 panic=-1 insn_count.mark=$MARK insn_count.out=$out" \
 		-virtfs "$ROOT_9P_VIRTFS" \
