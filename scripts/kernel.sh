@@ -31,8 +31,8 @@ kunit | kmemleak-control)
 	# The test kernel goes on from the suites to a kmemleak scan from
 	# userspace (guest/kunit-init.sh on the host's / over 9p), so that
 	# the run reports what the suites leaked. The KASAN kernel reboots
-	# (QEMU's -no-reboot ends it) after the suites: it has no 9p, whose
-	# root stalled its guests under TCG (qemu-configs/kasan.config).
+	# (QEMU's -no-reboot ends it) after the suites: it has no 9p (it
+	# boots no guest: qemu-configs/kasan.config).
 	scan=
 	unset KUNIT_USERSPACE
 	if [ "$KERNEL" = test ]; then
