@@ -79,8 +79,10 @@ build() {
 	# may not need
 	gcc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \
 		-I"$(dirname "$hdr")" -o "$PLUGIN.new" "$REPO/insn-count/plugin.c"
-	# the check's control loads a second copy (check)
-	cp "$PLUGIN.new" "$PLUGIN_COPY"
+	# the check's control loads a second copy (check); both replaced by
+	# a rename, never rewritten under a QEMU that has them loaded
+	cp "$PLUGIN.new" "$PLUGIN_COPY.new"
+	mv "$PLUGIN_COPY.new" "$PLUGIN_COPY"
 	mv "$PLUGIN.new" "$PLUGIN"
 	# static: the guest runs it from the host's / without a loader's
 	# instructions between the marks of a run
@@ -269,7 +271,7 @@ judge() {
 # until Dec 6, passed the e1000_xmit_frame case on a build whose layout
 # put a function that runs 21 instructions a datagram there: a wrong map
 # that lands in live code can count something that doubles. One boot for
-# both since Dec 7: the control's own boot took some 30 s.
+# both since Dec 7: the control's own boot took 36 s.
 check() {
 	local out=$RESULTS/insn-count control=$RESULTS/insn-count-control
 	local rc=0 log=$control/check.log

@@ -32,7 +32,7 @@ kunit | kmemleak-control)
 	# userspace (guest/kunit-init.sh on the host's / over 9p), so that
 	# the run reports what the suites leaked. The KASAN kernel reboots
 	# (QEMU's -no-reboot ends it) after the suites: it has no 9p (it
-	# boots no guest: qemu-configs/kasan.config).
+	# serves no selftest guest: qemu-configs/kasan.config).
 	scan=
 	unset KUNIT_USERSPACE
 	if [ "$KERNEL" = test ]; then
