@@ -9,6 +9,7 @@
 #   make bench      batching vs stock and TSO (BASELINE=stock|xmit-more|xmit-more-harder|bql-only, REPS)
 #   make bench-sweep frames per doorbell and batch bound vs B's RX ring
 #   make fault-check the order, loss, duplicate, leak and batch-size checks must fail on a broken e1000
+#   make sanitize   the selftest guests on a KASAN kernel under traffic, and a use-after-free KASAN must report
 #   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
 #   make stock-reorder the pristine kernel as the witness of stock reordering (RUNS, TIME, STORM, STOCK_JUMP_LABEL, STOCK_PATCHES, SERIES_BOOT)
 #   make insn-count the instruction counter (insn-count/) must count known work
@@ -33,7 +34,7 @@ export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 
 S := scripts
 
-.PHONY: help demo bench bench-sweep check fault-check lint ipoib-compare stock-reorder insn-count kunit selftest kernel tree series export checkpatch deps clean
+.PHONY: help demo bench bench-sweep check fault-check sanitize lint ipoib-compare stock-reorder insn-count kunit selftest kernel tree series export checkpatch deps clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -56,6 +57,9 @@ check: tree
 
 fault-check: tree
 	$(S)/fault-check.sh
+
+sanitize: tree
+	$(S)/sanitize.sh
 
 lint: tree
 	$(S)/lint.sh

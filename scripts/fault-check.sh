@@ -5,10 +5,11 @@
 # selftests/faults/e1000-batch-faults.patch (never part of the series: a
 # batch_fault parameter that makes e1000's batch drain swap, drop,
 # duplicate or leak packets, or send one per call) is built in its own
-# directory, from a copy of the test kernel's. In its guests,
-# guest/fault-cases.sh turns each fault on for one order run and
-# requires the check that targets it to fail, and no other (a leak:
-# kmemleak's scan). The TAP goes to $RESULTS/fault-check.tap, in the
+# directory, from a copy of the test kernel's (scripts/fault-kernel.sh).
+# In its guests, guest/fault-cases.sh turns each fault on for one order
+# run and requires the check that targets it to fail, and no other (a
+# leak: kmemleak's scan); the patch's use-after-free is make sanitize's
+# (KASAN reports it). The TAP goes to $RESULTS/fault-check.tap, in the
 # kselftest layout scripts/summary.py counts (pinned in
 # scripts/expected-cases.txt).
 set -euo pipefail
@@ -18,58 +19,14 @@ export KERNEL=fault
 . "$(dirname "$0")/lib.sh"
 . "$REPO/scripts/guests.sh"
 
-FAULT_PATCH=$REPO/selftests/faults/e1000-batch-faults.patch
 out=$RESULTS/fault
 tap=$RESULTS/fault-check.tap
 # a stale TAP file would pass for this run's
 rm -rf "$out" "$tap"
 mkdir -p "$out"
 
-# The fault kernel starts as a copy of the test kernel's build, so that
-# only the faulted file compiles and vmlinux links again (about 45 s,
-# against some 220 s for a new directory with ccache warm, Dec 7). The
-# objtool build (tools/) records its commands under absolute paths: in
-# the copy they must name the copy, or objtool builds again and every
-# object after it.
 test_build=${test_build:-$CACHE_DIR/build}
-mkdir -p "$BUILD"
-# kbuild records them with symbolic links resolved
-if [ -f "$test_build/.config" ]; then
-	test_build=$(realpath -e "$test_build")
-	BUILD=$(realpath -e "$BUILD")
-fi
-case "$BUILD/" in "$test_build/"*)
-	die "the fault kernel's build directory is in the test kernel's ($BUILD)"
-esac
-case "$test_build/" in "$BUILD/"*)
-	die "the test kernel's build directory is in the fault kernel's ($BUILD)"
-esac
-if [ -z "${BUILD_FAULT:-}" ] && [ -f "$test_build/.config" ]; then
-	rsync -a --delete "$test_build/" "$BUILD/"
-	# a literal replacement, whatever the paths hold
-	[ -d "$BUILD/tools" ] || die "no tools/ in $test_build"
-	find "$BUILD/tools" \( -name '.*.cmd' -o -name '.*.d' \) -exec \
-		env FROM="$test_build/" TO="$BUILD/" \
-		perl -pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/g' {} + ||
-		die "cannot rewrite objtool's commands in $BUILD/tools"
-	st=0
-	grep -rqF --include='.*.cmd' --include='.*.d' "$test_build/" \
-		"$BUILD/tools" || st=$?
-	[ $st -eq 1 ] ||
-		die "objtool's commands in $BUILD/tools still name $test_build (grep: $st)"
-fi
-# The fault is in the shared tree only while its kernel builds, and the
-# file gets its old mtime back: the test kernel need not link again.
-src=$TREE/drivers/net/ethernet/intel/e1000/e1000_main.c
-mtime=$(stat -c %Y "$src")
-unfault() {
-	git -C "$TREE" apply -R "$FAULT_PATCH" && touch -d "@$mtime" "$src"
-}
-git -C "$TREE" apply "$FAULT_PATCH"
-trap unfault EXIT
-"$REPO/scripts/kernel.sh" build
-unfault
-trap - EXIT
+"$REPO/scripts/fault-kernel.sh" "$test_build"
 
 say "the fault cases on the broken kernel: each fault must fail its check"
 # About 30 s per case and 60 s of boot under TCG

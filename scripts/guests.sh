@@ -121,7 +121,8 @@ insn_count_args() {
 }
 
 # guest_cmdline NAME OUTDIR [KEY=VALUE...]: QEMU arguments for guest NAME
-# (a or b). QEMU traces, into guest-NAME.nic-trace, each frame its e1000
+# (a or b), booting $BZIMAGE with the kernel's GUEST_KERNEL_ARGS (lib.sh).
+# QEMU traces, into guest-NAME.nic-trace, each frame its e1000
 # drops because the guest's RX ring is full (e1000_receiver_overrun) and,
 # for guest A with TRACE_VIRTIO_KICKS=1 (the bench), each notification a
 # virtio device gets (virtio_queue_notify): guest/nic-drops.sh counts
@@ -166,7 +167,7 @@ guest_cmdline() {
 	echo -accel "$accel" -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 		-no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out testbed.slow_period=$SLOW_WIRE_PERIOD $args'" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=$name testbed.out=$out testbed.slow_period=$SLOW_WIRE_PERIOD $GUEST_KERNEL_ARGS $args'" \
 		-virtfs "$ROOT_9P_VIRTFS" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$side=127.0.0.1:$WIRE_PORT" \
@@ -196,7 +197,7 @@ netns_cmdline() {
 	echo -accel "$(guest_accel)" -smp "$GUEST_A_CPUS" -m "$GUEST_MEM" \
 		-nodefaults -nographic -no-reboot -display none \
 		-kernel "$BZIMAGE" \
-		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=n testbed.out=$out $*'" \
+		-append "'console=ttyS0 $ROOT_9P_ARGS init=$REPO/guest/init.sh kunit.enable=0 panic=-1 testbed.name=n testbed.out=$out $GUEST_KERNEL_ARGS $*'" \
 		-virtfs "$ROOT_9P_VIRTFS" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,listen=127.0.0.1:$WIRE_PORT" \

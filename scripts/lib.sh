@@ -19,12 +19,17 @@ TREE=${TREE:-$CACHE_DIR/linux-source-6.1}
 # demo, make bench: qemu-configs/release.config turns the debugging off).
 # A fourth, "fault", is the test kernel with a deliberate bug from
 # selftests/faults/ (make fault-check: the tests must catch it).
+# "sanitize" is the test kernel plus KASAN, for the selftest guests
+# (make sanitize: qemu-configs/sanitize.config), and "sanitize-fault"
+# that with the deliberate bugs (a use-after-free KASAN must report).
 # KUNIT_RESULTS names the results of a KUnit run on that kernel.
 # Each has its build directory, overridable: BUILD (test), BUILD_KASAN,
-# BUILD_RELEASE, BUILD_FAULT. KCONFIG_FRAGMENT is what the kernel adds to
-# the kunitconfig.
+# BUILD_RELEASE, BUILD_FAULT, BUILD_SANITIZE, BUILD_SANITIZE_FAULT.
+# KCONFIG_FRAGMENT is what the kernel adds to the kunitconfig;
+# GUEST_KERNEL_ARGS what its selftest guests add to their command line.
 KERNEL=${KERNEL:-test}
 KCONFIG_FRAGMENT=
+GUEST_KERNEL_ARGS=
 case "$KERNEL" in
 test)	BUILD=${BUILD:-$CACHE_DIR/build} ;;
 kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
@@ -32,7 +37,18 @@ kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
 release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
 	KCONFIG_FRAGMENT=$REPO/qemu-configs/release.config ;;
 fault)	BUILD=${BUILD_FAULT:-$CACHE_DIR/build-fault} ;;
-*)	echo "error: KERNEL=$KERNEL: test, kasan, release or fault" >&2; exit 1 ;;
+sanitize | sanitize-fault)
+	if [ "$KERNEL" = sanitize ]; then
+		BUILD=${BUILD_SANITIZE:-$CACHE_DIR/build-sanitize}
+	else
+		BUILD=${BUILD_SANITIZE_FAULT:-$CACHE_DIR/build-sanitize-fault}
+	fi
+	KCONFIG_FRAGMENT=$REPO/qemu-configs/sanitize.config
+	# SeaBIOS's PCI interrupt routing instead of ACPI's _PRT, which
+	# stalls a KASAN guest's boot (qemu-configs/sanitize.config)
+	GUEST_KERNEL_ARGS=pci=noacpi ;;
+*)	echo "error: KERNEL=$KERNEL: test, kasan, release, fault, sanitize" \
+		"or sanitize-fault" >&2; exit 1 ;;
 esac
 KUNIT_RESULTS=kunit
 [ "$KERNEL" = test ] || KUNIT_RESULTS=kunit-$KERNEL

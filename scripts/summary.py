@@ -140,6 +140,8 @@ def role(path):
         return 'insn-count'
     if name.startswith('fault-check'):
         return 'fault'
+    if name.startswith('sanitize-fault'):
+        return 'sanitize-fault'
     if 'netns' in name:
         return 'netns'
     return 'virtio' if 'virtio' in name else 'e1000'

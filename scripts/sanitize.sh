@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make sanitize: the batch paths under KASAN with real traffic, outside
+# make check's time budget (make check keeps KASAN on the KUnit suites).
+#  1. the sanitize kernel: the test kernel (kmemleak, lockdep and the
+#     rest of its debugging) plus KASAN, qemu-configs/sanitize.config;
+#  2. its guest pair, booted with pci=noacpi (GUEST_KERNEL_ARGS, lib.sh),
+#     runs the traffic set below with scripts/selftest.sh, whose verdict
+#     fails on any KASAN, lockdep, WARNING or kmemleak report in either
+#     console, as well as on a failed or unexpectedly skipped case;
+#  3. the negative control: the same kernel with
+#     selftests/faults/e1000-batch-faults.patch (scripts/fault-kernel.sh),
+#     whose batch_fault=6 reads a freed packet once under load
+#     (guest/sanitize-fault.sh): the same console check must report it,
+#     as KASAN's use-after-free in e1000_batch_fault.
+# Results in $RESULTS/sanitize/; one closing line, as make check's.
+set -euo pipefail
+# (sanitize.sh control BASE_BUILD: step 3 alone, which it runs itself)
+stage=${1:-all}
+case "$stage" in
+all) export KERNEL=sanitize ;;
+control) export KERNEL=sanitize-fault ;;
+*) echo "usage: $0 [control BASE_BUILD]" >&2; exit 1 ;;
+esac
+. "$(dirname "$0")/lib.sh"
+. "$REPO/scripts/guests.sh"
+
+# The traffic set, batching on under KASAN (see the figures in
+# Documentation/testbed.md): over the e1000 wire, the AF_PACKET bypass
+# and pktgen beside qdisc traffic on A's two vCPUs (bypass.sh,
+# pktgen.sh) and the faults under load with checksummed transfers after
+# each (stress.sh: batching toggles, TSO off and on, link flaps, MTU
+# changes, TX ring resizes, qdisc swaps, PCI unbind and rebind); over the
+# virtio-net wire, its own faults under load (stress.sh's virtio set:
+# toggles, unbind, tx NAPI switches, XDP_TX on the shared queue).
+SANITIZE_TESTS="bypass.sh pktgen.sh stress.sh"
+SANITIZE_VIRTIO_TESTS="stress.sh"
+export BATCHING_STRESS_TOGGLES=10 BATCHING_VIRTIO_STRESS_TOGGLES=10
+SANITIZE_TIMEOUT=3000
+out=$RESULTS/sanitize
+fout=$out/fault
+tap=$out/sanitize-fault.tap
+
+# control BASE_BUILD: build the sanitize-fault kernel from BASE_BUILD's
+# copy, run the fault under load, and write $tap: ok when the console
+# check reported KASAN's use-after-free in e1000_batch_fault
+control() {
+	local caught=0
+
+	rm -rf "$fout" "$tap"
+	"$REPO/scripts/fault-kernel.sh" "$1"
+	say "the use-after-free control: KASAN must report it"
+	guests_job "$fout" 600 <<JOB
+bash "$REPO/guest/sanitize-fault.sh" > "$fout/sanitize-fault.tap" 2>&1
+JOB
+	if [ -s "$fout/sanitize-fault.tap" ] &&
+	   grep -q '^ok 1 ' "$fout/sanitize-fault.tap" &&
+	   console_splats "$fout/guest-a.console" > "$fout/splats-a.txt" &&
+	   grep -q 'BUG: KASAN: use-after-free in e1000_batch_fault' \
+		"$fout/splats-a.txt"; then
+		caught=1
+	fi
+	{
+		echo "TAP version 13"
+		echo "1..1"
+		echo "# selftests: sanitize: use_after_free_control"
+		sed 's/^/# /' "$fout/sanitize-fault.tap" 2>/dev/null || true
+		if [ $caught = 1 ]; then
+			grep -m 1 'BUG: KASAN:' "$fout/splats-a.txt" |
+				sed 's/^/# the console check found: /'
+			echo "ok 1 selftests: sanitize: use_after_free_control"
+		else
+			echo "not ok 1 selftests: sanitize: use_after_free_control"
+		fi
+	} > "$tap"
+	if [ $caught = 1 ]; then
+		say "the control's use-after-free was reported:" \
+			"$(grep -m 1 'BUG: KASAN:' "$fout/splats-a.txt")"
+	else
+		say "the control's use-after-free was not reported" \
+			"(console: $fout/guest-a.console)"
+		return 1
+	fi
+}
+
+if [ "$stage" = control ]; then
+	control "${2:?usage: $0 control BASE_BUILD}"
+	exit
+fi
+
+for v in TESTS VIRTIO_TESTS NETNS_TESTS SELFTEST_LEAVE_OUT; do
+	[ -z "${!v:-}" ] ||
+		die "make sanitize runs its own traffic set: unset $v"
+done
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+rc=0
+
+"$REPO/scripts/kernel.sh" build
+say "sanitize kernel built after $(($(date +%s) - start)) s"
+
+# The traffic set (see SANITIZE_* above): over the e1000 wire and the
+# virtio-net wire, batching on, under KASAN
+RESULTS=$out TESTS=$SANITIZE_TESTS VIRTIO_TESTS=$SANITIZE_VIRTIO_TESTS \
+	NETNS_TESTS= SELFTEST_TIMEOUT=$SANITIZE_TIMEOUT \
+	"$REPO/scripts/selftest.sh" || rc=1
+say "traffic set done after $(($(date +%s) - start)) s"
+
+# The control: KASAN's report must reach the verdict
+"$REPO/scripts/sanitize.sh" control "$BUILD" || rc=1
+say "make sanitize done after $(($(date +%s) - start)) s"
+taps=$out/selftest/kselftest.tap
+[ -z "$SANITIZE_VIRTIO_TESTS" ] || taps+=" $out/selftest/kselftest-virtio.tap"
+# shellcheck disable=SC2086 # a list of files
+"$REPO/scripts/summary.py" --pin "$REPO/scripts/expected-sanitize-cases.txt" \
+	$taps "$tap" || rc=1
+exit $rc
