@@ -3,8 +3,8 @@
 # sanitize-fault.sh: make sanitize's negative control, in guest A of the
 # sanitize-fault kernel (KASAN, plus selftests/faults/
 # e1000-batch-faults.patch, never part of the series). batch_fault=6
-# frees the first packet of a batch and reads it afterwards, once, then
-# sets the parameter back to 0 itself. Under 64 TCP flows with batching
+# frees a clone of the first packet of a batch and reads it afterwards,
+# once, and sets the parameter back to 0 itself. Under 64 TCP flows with batching
 # on, the fault must have been done (the parameter reads 0 again); the
 # host (scripts/sanitize.sh) then requires KASAN's use-after-free report
 # in guest A's console, found by the same check that judges the
