@@ -13,7 +13,7 @@
 #   make ipoib-compare IPoIB: batching vs xmit_more chaining, under the KUnit fake
 #   make stock-reorder the pristine kernel as the witness of stock reordering (RUNS, TIME, STORM, STOCK_JUMP_LABEL, STOCK_PATCHES, SERIES_BOOT)
 #   make insn-count the instruction counter (insn-count/) must count known work
-#   make kernel     build the test kernel (KERNEL=kasan|release: the others)
+#   make kernel     build the test kernel (KERNEL=kasan|release|sanitize: the others)
 #   make tree       extract the Debian tree (once) and apply the series
 #   make series     write a mailable series (cover letter + patches)
 #   make export     write the tree's commits back into patches/ kunit/ selftests/
@@ -22,12 +22,13 @@
 #
 # Overridable: CACHE_DIR (tree, build, ccache; default ~/.cache/xmit-batching),
 # TREE, BUILD, RESULTS (default ./results), ACCEL (auto|tcg|kvm), JOBS,
-# KERNEL (test|kasan|release), BASELINE (stock: bench the unpatched tree too;
-# xmit-more: and stock with the best xmit_more doorbell; xmit-more-harder:
-# and that with 64-frame xmit_more chains from the qdisc; bql-only: and stock
-# with virtio-net's BQL), BENCH_LINKS (e1000 virtio), REPS, BENCH_TIME,
-# DEMO_TIME, SELFTEST_TIMEOUT, GUEST_MEM, INSN_COUNT (0: make bench
-# without the instruction counter).
+# KERNEL (test|kasan|release|sanitize), BASELINE (stock: bench the
+# unpatched tree too; xmit-more: and stock with the best xmit_more
+# doorbell; xmit-more-harder: and that with 64-frame xmit_more chains
+# from the qdisc; bql-only: and stock with virtio-net's BQL),
+# BENCH_LINKS (e1000 virtio), REPS, BENCH_TIME, DEMO_TIME,
+# SELFTEST_TIMEOUT, GUEST_MEM, INSN_COUNT (0: make bench without the
+# instruction counter).
 
 export CACHE_DIR TREE BUILD RESULTS ACCEL JOBS KERNEL BASELINE REPS BENCH_TIME \
 	DEMO_TIME SELFTEST_TIMEOUT GUEST_MEM

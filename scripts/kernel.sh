@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The kernel, built and run by kunit.py from the repo's kunitconfig
-# (KERNEL=kasan or release adds a fragment from qemu-configs/; see lib.sh).
+# (KERNEL=kasan, release, sanitize or sanitize-fault adds a fragment from
+# qemu-configs/; see lib.sh).
 #   kernel.sh build   - configure and build (incremental, ccache)
 #   kernel.sh kunit   - build if needed, boot with kunit.enable=1, parse;
 #                       the test kernel then scans for leaks (with

@@ -37,18 +37,18 @@ kasan)	BUILD=${BUILD_KASAN:-$CACHE_DIR/build-kasan}
 release) BUILD=${BUILD_RELEASE:-$CACHE_DIR/build-release}
 	KCONFIG_FRAGMENT=$REPO/qemu-configs/release.config ;;
 fault)	BUILD=${BUILD_FAULT:-$CACHE_DIR/build-fault} ;;
-sanitize | sanitize-fault)
-	if [ "$KERNEL" = sanitize ]; then
-		BUILD=${BUILD_SANITIZE:-$CACHE_DIR/build-sanitize}
-	else
-		BUILD=${BUILD_SANITIZE_FAULT:-$CACHE_DIR/build-sanitize-fault}
-	fi
+sanitize) BUILD=${BUILD_SANITIZE:-$CACHE_DIR/build-sanitize} ;;
+sanitize-fault)
+	BUILD=${BUILD_SANITIZE_FAULT:-$CACHE_DIR/build-sanitize-fault} ;;
+*)	echo "error: KERNEL=$KERNEL: test, kasan, release, fault, sanitize" \
+		"or sanitize-fault" >&2; exit 1 ;;
+esac
+case "$KERNEL" in
+sanitize*)
 	KCONFIG_FRAGMENT=$REPO/qemu-configs/sanitize.config
 	# SeaBIOS's PCI interrupt routing instead of ACPI's _PRT, which
 	# stalls a KASAN guest's boot (qemu-configs/sanitize.config)
 	GUEST_KERNEL_ARGS=pci=noacpi ;;
-*)	echo "error: KERNEL=$KERNEL: test, kasan, release, fault, sanitize" \
-		"or sanitize-fault" >&2; exit 1 ;;
 esac
 KUNIT_RESULTS=kunit
 [ "$KERNEL" = test ] || KUNIT_RESULTS=kunit-$KERNEL
