@@ -11,6 +11,7 @@ set -uo pipefail
 # kernel, fewer vCPUs or selftest figures from the caller's environment.
 # (Empty counts as unset: the Makefile exports what it may be given.)
 for v in TESTS VIRTIO_TESTS NETNS_TESTS SELFTEST_LEAVE_OUT SELFTEST_TIMEOUT \
+	 SELFTEST_TIMEOUT_SCALE \
 	 KERNEL GUEST_A_CPUS TCG_THREAD KUNIT_NO_BUILD \
 	 GUEST_B_CPUS KUNIT_CPUS ${!BATCHING_@}; do
 	if [ -n "${!v:-}" ]; then

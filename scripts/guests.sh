@@ -287,7 +287,8 @@ guests_run() {
 # $TESTBED_OUT. Dies when the guests do not finish by themselves within
 # TIMEOUT seconds.
 guests_job() {
-	local out=$1 limit=$2 shape=${3:-two} v start run=guests_run
+	local out=$1 limit=$2 shape=${3:-two} v start run=guests_run settings t
+
 	case "$shape" in
 	two) ;;
 	netns) run=netns_run ;;
@@ -297,6 +298,18 @@ guests_job() {
 	make -s -C "$TREE/tools/testing/selftests" TARGETS=net/batching \
 		INSTALL_PATH="$out/kselftest" install >"$out/install.log" 2>&1 ||
 		{ cat "$out/install.log"; die "kselftest install failed"; }
+	# SELFTEST_TIMEOUT_SCALE=N (make sanitize): each script's time
+	# limit, the settings file's timeout, N times as long in this
+	# install (6.1's kselftest runner has no override of its own)
+	if [ -n "${SELFTEST_TIMEOUT_SCALE:-}" ]; then
+		[[ $SELFTEST_TIMEOUT_SCALE =~ ^[1-9][0-9]*$ ]] ||
+			die "SELFTEST_TIMEOUT_SCALE: '$SELFTEST_TIMEOUT_SCALE' is no positive integer"
+		settings=$out/kselftest/net/batching/settings
+		t=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$settings")
+		[ -n "$t" ] || die "no timeout in $settings"
+		sed -i "s/^timeout=.*/timeout=$((t * SELFTEST_TIMEOUT_SCALE))/" \
+			"$settings"
+	fi
 	for v in ${!BATCHING_@}; do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done > "$out/job-a.sh"
